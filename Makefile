@@ -1,0 +1,92 @@
+# turs: build, test and reproduce.  `make help` lists the targets.
+#
+# Every target first makes sure $(VENV) exists and holds turs (editable) with the
+# `dev` and `notebooks` extras; that install is redone whenever pyproject.toml changes.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# The repository root, whatever directory make was started from (make -C, make -f).
+ROOT := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+# Where the benchmark datasets are looked up (see docs/datasets.md): ../shared/datasets
+# when that folder exists, unless TURS_DATA_DIR is already set.
+TURS_DATA_DIR ?= $(if $(wildcard $(ROOT)/../shared/datasets),$(abspath $(ROOT)/../shared/datasets),)
+ifneq ($(TURS_DATA_DIR),)
+export TURS_DATA_DIR
+endif
+
+# Numba's on-disk cache lives in the repository so compiled kernels survive between runs.
+NUMBA_CACHE_DIR ?= $(ROOT)/build/numba_cache
+export NUMBA_CACHE_DIR
+
+# `quick` runs every notebook on bundled data in minutes; `paper` runs the full study.
+PROFILE ?= quick
+# Every notebook source except the interactive explorer, which is served, not executed.
+NOTEBOOKS := $(filter-out notebooks/explorer.py,$(wildcard notebooks/*.py))
+EXECUTED := $(patsubst notebooks/%.py,build/notebooks/%.ipynb,$(NOTEBOOKS))
+RUN_NOTEBOOK = $(PY) tools/run_notebook.py
+
+PYTEST_ARGS ?=
+
+.PHONY: help install test reproduce bench clean FORCE
+
+help:
+	@echo "make targets:"
+	@echo "  install            create $(VENV) and install turs with the dev and notebooks extras"
+	@echo "  test               run the test suite (pytest -q; PYTEST_ARGS='...' adds options)"
+	@echo "  reproduce          execute every notebook in notebooks/ (PROFILE=$(PROFILE); PROFILE=paper for the full study)"
+	@echo "  figures/NAME.EXT   rebuild one figure: runs the notebook whose file name is the longest prefix of NAME.EXT"
+	@echo "  build/notebooks/X.ipynb  execute notebooks/X.py"
+	@echo "  bench              speed benchmark"
+	@echo "  clean              remove build/ (executed notebooks, numba cache) and notebooks/*.ipynb"
+	@echo "variables: VENV=$(VENV) PROFILE=$(PROFILE) TURS_DATA_DIR=$(if $(TURS_DATA_DIR),$(TURS_DATA_DIR),(unset))"
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[dev,notebooks]'
+	touch $@
+
+install: $(STAMP)
+
+test: $(STAMP)
+	$(PY) -m pytest -q $(PYTEST_ARGS)
+
+reproduce: $(EXECUTED)
+	@$(if $(NOTEBOOKS),echo "reproduce: ran $(words $(NOTEBOOKS)) notebook(s) with PROFILE=$(PROFILE); figures are in figures/",echo "reproduce: no notebooks in notebooks/ yet")
+
+# FORCE: a notebook reads data and code beyond its own source, so it always reruns.
+build/notebooks/%.ipynb: notebooks/%.py $(STAMP) FORCE
+	$(RUN_NOTEBOOK) $< --profile $(PROFILE) --output $@
+
+# `make figures/fig3_2_gap_to_best.png` (any extension) runs the notebook whose file name
+# is the longest prefix of the figure's name, here notebooks/fig3_2_gap_to_best.py;
+# a notebook may write several figures (fig3_2.py -> fig3_2a.png, fig3_2b.png).
+figures/%: $(STAMP) FORCE
+	@best=; for nb in $(NOTEBOOKS); do \
+	  b=$$(basename "$$nb" .py); \
+	  case "$*" in "$$b"*) if [ $${#b} -gt $${#best} ]; then best=$$b; fi;; esac; \
+	done; \
+	if [ -z "$$best" ]; then \
+	  echo "make: no notebook in notebooks/ whose name is a prefix of '$*'" >&2; exit 1; \
+	fi; \
+	echo "$(RUN_NOTEBOOK) notebooks/$$best.py --profile $(PROFILE)"; \
+	$(RUN_NOTEBOOK) "notebooks/$$best.py" --profile $(PROFILE)
+
+bench: $(STAMP)
+	@if $(PY) -c "import turs.bench_speed" 2>/dev/null; then \
+	  $(PY) -m turs.bench_speed; \
+	else \
+	  echo "make bench: not implemented yet (issue 3)"; \
+	fi
+
+clean:
+	rm -rf build
+	rm -f notebooks/*.ipynb
+
+FORCE:
