@@ -1,0 +1,13 @@
+"""turs: Probabilistic Truly Unordered Rule Sets (Yang 2024, thesis chapter 3).
+
+>>> from turs import TURSClassifier
+>>> model = TURSClassifier().fit(X, y)          # doctest: +SKIP
+"""
+from .estimator import TURSClassifier
+from .mdl import MDLBreakdown, mdl_score
+from .rules import Condition, ElseRule, Rule
+from .trace import SearchTrace
+
+__all__ = ["TURSClassifier", "mdl_score", "MDLBreakdown", "Condition", "Rule", "ElseRule",
+           "SearchTrace"]
+__version__ = "0.1.0"

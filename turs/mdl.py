@@ -1,0 +1,281 @@
+"""The MDL-based score of a rule set (thesis Section 3.4, Eq. 3.6, 3.12, 3.13-3.20).
+
+``L(D, M) = -log2 P^apprNML_M(y | x) + L(M)`` where
+
+* ``-log2 P^apprNML_M(y | x) = -log2 P_{M, theta_hat}(y | x) + sum_{S in M + else} log2 R(|S|, |Y|)``
+  (Eq. 3.12): the ML likelihood of Eq. 3.6 -- an instance covered by the rules ``I`` is
+  coded with the class distribution of the union of their covers (Eq. 3.5), an instance
+  covered by no rule with the else-rule's -- divided by the product of the regrets of all
+  rules, the else-rule included;
+* ``L(M) = L_univ(K) + sum_i L(S_i) - log2 K!`` (Eq. 3.18) and
+  ``L(S) = log2 K_col + log2 binom(K_col, k) + sum L_value_op`` (Eq. 3.13-3.17).
+
+:func:`mdl_score` computes it with its breakdown for ANY rule set on any data.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import pandas as pd
+
+from ._core.codes import log2_comb, log2_factorial, universal_integer_code
+from ._core.regret import log2_regret_table
+from .encoding import FeatureEncoder
+
+
+@dataclass(frozen=True)
+class MDLBreakdown:
+    """The MDL score of a rule set and its parts, all in bits."""
+
+    total: float
+    data_bits: float  # -log2 of the ML likelihood, Eq. 3.6
+    regret_bits: float  # sum of log2 R(|S|, |Y|) over the rules and the else-rule, Eq. 3.12
+    model_bits: float  # L(M), Eq. 3.18
+    rule_model_bits: tuple  # L(S_i), Eq. 3.17
+    rule_regret_bits: tuple  # log2 R(|S_i|, |Y|)
+    else_regret_bits: float
+    n_rules_bits: float  # L_univ(K)
+    order_redundancy_bits: float  # log2 K!, subtracted in Eq. 3.18
+    n_rules: int
+    coverage: int  # instances covered by at least one rule
+    else_coverage: int
+    n_overlap_groups: int  # distinct sets of covering rules among the covered instances
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["rule_model_bits"] = list(self.rule_model_bits)
+        d["rule_regret_bits"] = list(self.rule_regret_bits)
+        return d
+
+    def __str__(self) -> str:
+        lines = [
+            f"MDL score            {self.total:12.3f} bits",
+            f"  data (-log2 ML)    {self.data_bits:12.3f}",
+            f"  regret (NML)       {self.regret_bits:12.3f}",
+            f"  model L(M)         {self.model_bits:12.3f}",
+            f"    L_univ(K={self.n_rules})    {self.n_rules_bits:12.3f}",
+            f"    -log2 K!         {-self.order_redundancy_bits:12.3f}",
+        ]
+        for i, (m, r) in enumerate(zip(self.rule_model_bits, self.rule_regret_bits)):
+            lines.append(f"    rule {i + 1}: L(S)={m:.3f}  log2 R={r:.3f}")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------- pieces
+def literal_value_op_bits(binary: bool, two_sided: bool, k_value: int) -> float:
+    """``L_value_op`` of one literal (Eq. 3.15, 3.16).
+
+    Binary (one-hot or 0/1) column: 1 bit. Numeric, one cut: 1 bit for the form, 1 bit for
+    the operator and ``log2 K_value``; two cuts: 1 bit for the form and
+    ``log2 binom(K_value, 2)``. ``K_value`` counts the candidate cuts that split the data
+    reached by the preceding literals into two non-empty parts.
+    """
+    if binary:
+        return 1.0
+    if two_sided:
+        if k_value < 2:
+            raise ValueError("a two-cut literal needs K_value >= 2")
+        return 1.0 + log2_comb(k_value, 2)
+    if k_value < 1:
+        raise ValueError("a one-cut literal needs K_value >= 1")
+    return 2.0 + math.log2(k_value)
+
+
+def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0):
+    """``L(S)`` of one rule (Eq. 3.17) with per-literal ``L_value_op`` and ``K_value``.
+
+    ``literals``: sequence of ``(column_index, low, high)`` in the rule's order. The
+    ``K_value`` of literal i is computed on the instances that satisfy literals 0..i-1.
+    """
+    n, d = Xe.shape
+    k = len(literals)
+    if k == 0:
+        raise ValueError(f"Rule {rule_index} has no condition; a rule needs at least one literal.")
+    cols = [lit[0] for lit in literals]
+    if len(set(cols)) != k:
+        raise ValueError(
+            f"Rule {rule_index} has two literals on the same column; merge them into one "
+            "interval (a rule has at most one literal per variable, Section 3.4.3)."
+        )
+    bits = math.log2(d) + log2_comb(d, k)
+    sub = np.ones(n, dtype=bool)
+    value_ops, k_values = [], []
+    for j, low, high in literals:
+        x = Xe[sub, j]
+        two_sided = low is not None and high is not None
+        if binary[j]:
+            kv = 1
+        else:
+            if x.size == 0:
+                raise ValueError(
+                    f"Rule {rule_index} covers no instance before its literal on column {j}; "
+                    "its code length is undefined. Remove the rule or its empty literals."
+                )
+            c = np.asarray(cuts[j], dtype=float)
+            kv = int(np.count_nonzero((c > x.min()) & (c <= x.max())))
+        try:
+            vo = literal_value_op_bits(bool(binary[j]), two_sided, kv)
+        except ValueError:
+            raise ValueError(
+                f"Literal {len(value_ops) + 1} of rule {rule_index} (column {j}) does not split the "
+                f"data reached by the literals before it (K_value = {kv}); it is redundant or "
+                "empty. Remove it."
+            ) from None
+        value_ops.append(vo)
+        k_values.append(kv)
+        bits += vo
+        m = np.ones(n, dtype=bool)
+        if low is not None:
+            m &= Xe[:, j] >= low
+        if high is not None:
+            m &= Xe[:, j] < high
+        sub &= m
+    return bits, value_ops, k_values
+
+
+def cover_matrix(rules_literals, Xe: np.ndarray) -> np.ndarray:
+    """(n, K) bool: which rules cover each row. The one cover path of `turs`."""
+    n = Xe.shape[0]
+    out = np.ones((n, len(rules_literals)), dtype=bool)
+    for i, lits in enumerate(rules_literals):
+        for j, low, high in lits:
+            if low is not None:
+                out[:, i] &= Xe[:, j] >= low
+            if high is not None:
+                out[:, i] &= Xe[:, j] < high
+    return out
+
+
+def overlap_groups(covers: np.ndarray):
+    """Group the covered rows by the exact set of rules that covers them.
+
+    Returns ``(group_of_row, group_masks)``: ``group_of_row[i] = -1`` for rows no rule
+    covers, else the index of its group; ``group_masks[g]`` is the (K,) bool set of rules.
+    """
+    n, K = covers.shape
+    if K == 0:
+        return np.full(n, -1, dtype=np.int64), np.zeros((0, 0), dtype=bool)
+    packed = np.packbits(covers, axis=1)
+    keys = np.ascontiguousarray(packed).view(np.dtype((np.void, packed.shape[1]))).ravel()
+    uniq, inverse = np.unique(keys, return_inverse=True)
+    masks = np.unpackbits(uniq.view(np.uint8).reshape(len(uniq), -1), axis=1, count=K).astype(bool)
+    empty = np.flatnonzero(~masks.any(axis=1))
+    group = inverse.astype(np.int64)
+    if len(empty):
+        e = empty[0]
+        keep = np.ones(len(uniq), dtype=bool)
+        keep[e] = False
+        remap = np.cumsum(keep) - 1
+        group = np.where(group == e, -1, remap[group])
+        masks = masks[keep]
+    return group, masks
+
+
+def nll_bits(eval_counts: np.ndarray, model_counts: np.ndarray) -> np.ndarray:
+    """``-sum_c eval_c log2(model_c / sum(model))`` along the last axis, with 0 log 0 = 0."""
+    eval_counts = np.asarray(eval_counts, dtype=float)
+    model_counts = np.asarray(model_counts, dtype=float)
+    tot = model_counts.sum(axis=-1, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lp = np.log2(model_counts / tot)
+        terms = np.where(eval_counts > 0, eval_counts * np.where(eval_counts > 0, lp, 0.0), 0.0)
+    return -terms.sum(axis=-1)
+
+
+def data_bits(covers: np.ndarray, y: np.ndarray, n_classes: int):
+    """``-log2 P_{M, theta_hat}(y | x)`` of Eq. 3.6 and the counts it was made of."""
+    group, masks = overlap_groups(covers)
+    total = 0.0
+    for g in range(len(masks)):
+        in_group = group == g
+        union = covers[:, masks[g]].any(axis=1)
+        total += float(nll_bits(np.bincount(y[in_group], minlength=n_classes),
+                                np.bincount(y[union], minlength=n_classes)))
+    unc = group < 0
+    else_counts = np.bincount(y[unc], minlength=n_classes)
+    total += float(nll_bits(else_counts, else_counts))
+    return total, group, masks, else_counts
+
+
+def model_bits_total(rule_bits) -> tuple[float, float, float]:
+    """``L(M)`` of Eq. 3.18 from the rules' ``L(S_i)``: (total, L_univ(K), log2 K!)."""
+    K = len(rule_bits)
+    lu = universal_integer_code(K)
+    lf = log2_factorial(K)
+    return lu + float(sum(rule_bits)) - lf, lu, lf
+
+
+# ---------------------------------------------------------------------------- public
+def score_literals(rules_literals, Xe, y, n_classes, cuts, binary) -> MDLBreakdown:
+    """The MDL score of rules given as literal lists on an encoded matrix (internal API)."""
+    n = Xe.shape[0]
+    covers = cover_matrix(rules_literals, Xe)
+    dbits, group, masks, else_counts = data_bits(covers, y, n_classes)
+    table = log2_regret_table(n, n_classes)
+    rule_cov = covers.sum(axis=0)
+    rule_regret = tuple(float(table[c]) for c in rule_cov)
+    else_regret = float(table[int(else_counts.sum())])
+    rbits = tuple(
+        rule_model_bits(lits, Xe, cuts, binary, i + 1)[0] for i, lits in enumerate(rules_literals)
+    )
+    mbits, lu, lf = model_bits_total(rbits)
+    regret = float(sum(rule_regret)) + else_regret
+    return MDLBreakdown(
+        total=dbits + regret + mbits, data_bits=dbits, regret_bits=regret, model_bits=mbits,
+        rule_model_bits=rbits, rule_regret_bits=rule_regret, else_regret_bits=else_regret,
+        n_rules_bits=lu, order_redundancy_bits=lf, n_rules=len(rules_literals),
+        coverage=int(n - else_counts.sum()), else_coverage=int(else_counts.sum()),
+        n_overlap_groups=len(masks),
+    )
+
+
+def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: FeatureEncoder | None = None) -> MDLBreakdown:
+    """The MDL-based score ``L(D, M)`` of Eq. 3.20 of any rule set on any data, in bits.
+
+    Parameters
+    ----------
+    rules : sequence of :class:`~turs.rules.Rule` or of sequences of
+        :class:`~turs.rules.Condition` (in the order the literals are encoded). Conditions
+        name encoded columns: a numeric column by its name, a one-hot level as ``col=level``.
+    X : DataFrame or 2-D array; y : labels.
+    n_cut_points : the candidate cut points per numeric column that ``K_value`` counts.
+    classes : the label set ``Y`` (default: the labels present in ``y``); ``|Y|`` enters
+        every regret.
+    encoder : a fitted :class:`~turs.encoding.FeatureEncoder` (default: fitted on ``X``).
+
+    Returns
+    -------
+    MDLBreakdown
+    """
+    from .estimator import _as_frame  # local: estimator imports this module
+
+    Xf = _as_frame(X, None)
+    if encoder is None:
+        encoder = FeatureEncoder(n_cut_points=n_cut_points).fit(Xf)
+    Xe = encoder.transform(Xf)
+    y = np.asarray(y)
+    if len(y) != len(Xe):
+        raise ValueError(f"X has {len(Xe)} rows but y has {len(y)} labels; they must match.")
+    classes = np.unique(y) if classes is None else np.asarray(classes)
+    pos = {c: i for i, c in enumerate(classes.tolist())}
+    try:
+        y_codes = np.array([pos[v] for v in y.tolist()], dtype=np.int64)
+    except KeyError as e:
+        raise ValueError(f"y has the label {e.args[0]!r} that is not in classes={list(classes)}.") from None
+    names = {c.name: j for j, c in enumerate(encoder.columns_)}
+    rules_literals = []
+    for i, r in enumerate(rules):
+        conds = r.conditions if hasattr(r, "conditions") else tuple(r)
+        lits = []
+        for c in conds:
+            if c.column not in names:
+                raise ValueError(
+                    f"Rule {i + 1} has a condition on '{c.column}', which is not a column of X "
+                    f"after encoding; the columns are {list(names)}."
+                )
+            lits.append((names[c.column], c.low, c.high))
+        rules_literals.append(lits)
+    cuts = [c.cuts for c in encoder.columns_]
+    return score_literals(rules_literals, Xe, y_codes, len(classes), cuts, encoder.binary_)

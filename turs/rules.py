@@ -1,0 +1,144 @@
+"""Rules as frozen value objects: conditions, class distribution, coverage.
+
+A :class:`Condition` is one literal (thesis Eq. 3.1) on one encoded column: ``x < high``,
+``x >= low`` or ``low <= x < high``; on a one-hot column it reads ``col = level`` or
+``col != level``. A :class:`Rule` is a conjunction of conditions *in the order they were
+added* (the order matters for the code length, Section 3.4.3) with the class counts of its
+training cover (all instances it covers, overlaps included, Eq. 3.3).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One literal ``low <= column < high`` (either bound may be absent)."""
+
+    column: str  # encoded column name ("petal_length", "color=red")
+    low: float | None = None
+    high: float | None = None
+    source: str | None = None  # the user's column (for one-hot columns)
+    level: object = None  # the one-hot level, when the column is one-hot
+
+    def __post_init__(self):
+        if self.low is None and self.high is None:
+            raise ValueError(
+                f"A condition on '{self.column}' needs a lower bound, an upper bound or both."
+            )
+        if self.low is not None and self.high is not None and not self.low < self.high:
+            raise ValueError(
+                f"The condition {self.low} <= {self.column} < {self.high} is empty: "
+                "the lower bound must be below the upper bound."
+            )
+
+    @property
+    def is_onehot(self) -> bool:
+        return self.source is not None and self.level is not None
+
+    @property
+    def two_sided(self) -> bool:
+        return self.low is not None and self.high is not None
+
+    def mask(self, values: np.ndarray) -> np.ndarray:
+        """Which of the column's (encoded) values satisfy the condition."""
+        m = np.ones(len(values), dtype=bool)
+        if self.low is not None:
+            m &= values >= self.low
+        if self.high is not None:
+            m &= values < self.high
+        return m
+
+    def __str__(self) -> str:
+        if self.is_onehot:
+            positive = self.low is not None  # x >= 0.5  <=>  x == 1
+            return f"{self.source} {'=' if positive else '!='} {self.level}"
+        if self.two_sided:
+            return f"{_fmt(self.low)} <= {self.column} < {_fmt(self.high)}"
+        if self.low is not None:
+            return f"{self.column} >= {_fmt(self.low)}"
+        return f"{self.column} < {_fmt(self.high)}"
+
+    def to_dict(self) -> dict:
+        return {"column": self.column, "low": self.low, "high": self.high,
+                "source": self.source, "level": _jsonable(self.level)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Condition":
+        return cls(d["column"], d["low"], d["high"], d.get("source"), d.get("level"))
+
+
+@dataclass(frozen=True)
+class Rule:
+    """``IF conditions THEN P(Y) = class_counts / coverage`` (Eq. 3.1, 3.3)."""
+
+    conditions: tuple  # tuple[Condition, ...], in the order they were added
+    class_counts: tuple = ()  # training counts over the rule's whole cover
+    classes: tuple = ()
+
+    @property
+    def coverage(self) -> int:
+        return int(sum(self.class_counts))
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        counts = np.asarray(self.class_counts, dtype=float)
+        return counts / counts.sum() if counts.sum() > 0 else counts
+
+    def __len__(self) -> int:
+        return len(self.conditions)
+
+    def condition_text(self) -> str:
+        return " AND ".join(str(c) for c in self.conditions) if self.conditions else "TRUE"
+
+    def __str__(self) -> str:
+        probs = ", ".join(
+            f"P({cls})={p:.2f}" for cls, p in zip(self.classes, self.probabilities)
+        )
+        return f"IF {self.condition_text()} THEN {probs} (n={self.coverage})"
+
+    def to_dict(self) -> dict:
+        return {
+            "conditions": [c.to_dict() for c in self.conditions],
+            "class_counts": [int(v) for v in self.class_counts],
+            "classes": [_jsonable(c) for c in self.classes],
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Rule":
+        return cls(tuple(Condition.from_dict(c) for c in d["conditions"]),
+                   tuple(d["class_counts"]), tuple(d["classes"]))
+
+
+@dataclass(frozen=True)
+class ElseRule:
+    """The else-rule ``S_0``: instances no rule covers (Section 3.3.2)."""
+
+    class_counts: tuple = ()
+    classes: tuple = ()
+
+    @property
+    def coverage(self) -> int:
+        return int(sum(self.class_counts))
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        counts = np.asarray(self.class_counts, dtype=float)
+        return counts / counts.sum() if counts.sum() > 0 else counts
+
+    def __str__(self) -> str:
+        probs = ", ".join(f"P({c})={p:.2f}" for c, p in zip(self.classes, self.probabilities))
+        return f"ELSE {probs} (n={self.coverage})"
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.6g}"
+
+
+def _jsonable(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    return v
