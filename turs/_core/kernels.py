@@ -16,16 +16,6 @@ from numba import njit, prange
 from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 
 
-@njit(cache=NUMBA_CACHE)
-def _class_counts_by_bin(bins_col, y, rows, n_bins, n_classes):
-    """Class histogram per bin of one feature over the given rows."""
-    h = np.zeros((n_bins, n_classes), dtype=np.int64)
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        h[bins_col[r], y[r]] += 1
-    return h
-
-
 @njit(cache=NUMBA_CACHE, parallel=NUMBA_PARALLEL)
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts):
     """Counts of every one-literal growth of a base rule (Algorithm 4, line 7).

@@ -1,0 +1,187 @@
+"""The MDL score against hand computations and the independent oracle in tests/oracle.py."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import oracle
+from turs import Condition, Rule, mdl_score
+from turs._core.codes import log2_comb, universal_integer_code
+from turs._core.regret import log2_regret, log2_regret_table
+from turs.encoding import FeatureEncoder
+from turs.mdl import score_literals
+
+
+# ------------------------------------------------------------------------ regret
+@pytest.mark.parametrize("K", [1, 2, 3, 4])
+@pytest.mark.parametrize("n", range(0, 9))
+def test_regret_equals_enumeration(n, K):
+    if K ** n > 70000:
+        pytest.skip("enumeration too large")
+    expected = oracle.regret_enumerate(n, K) if n else 1.0
+    assert 2 ** log2_regret(n, K) == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("K", [2, 3, 5, 10, 26])
+@pytest.mark.parametrize("n", [1, 7, 50, 333])
+def test_regret_equals_convolution_formula(n, K):
+    assert log2_regret(n, K) == pytest.approx(math.log2(oracle.regret_convolution(n, K)), rel=1e-10)
+
+
+def test_regret_valid_at_benchmark_sizes_and_follows_proposition_2():
+    # Proposition 2: log R(n, K) = (K-1)/2 log n + O(1). Szpankowski's expansion (nats):
+    # ln R = (K-1)/2 ln(n/2) + ln(sqrt(pi)/Gamma(K/2)) + sqrt(2) K Gamma(K/2) / (3 Gamma(K/2 - 1/2) sqrt(n)) + O(1/n)
+    for K in (2, 3, 10, 26):
+        table = log2_regret_table(95_000, K)
+        assert np.all(np.isfinite(table)) and np.all(np.diff(table) > 0)
+        for n in (10_000, 95_000):
+            approx = ((K - 1) / 2 * math.log(n / 2) + math.log(math.sqrt(math.pi) / math.gamma(K / 2))
+                      + math.sqrt(2) * K * math.gamma(K / 2) / (3 * math.gamma(K / 2 - 0.5) * math.sqrt(n)))
+            assert table[n] == pytest.approx(approx / math.log(2), abs=0.01 + K ** 2 / n)
+        # and the BIC slope: log2 R grows like (K-1)/2 log2 n
+        slope = (table[95_000] - table[9_500]) / math.log2(10)
+        assert slope == pytest.approx((K - 1) / 2, rel=0.05)
+
+
+def test_regret_rejects_bad_input():
+    with pytest.raises(ValueError, match="n must be >= 0"):
+        log2_regret(-1, 2)
+    with pytest.raises(ValueError, match="n_classes must be >= 1"):
+        log2_regret(3, 0)
+
+
+# ----------------------------------------------------------------- integer code
+@pytest.mark.parametrize("k, bits", [
+    (0, 0.0),
+    (1, math.log2(2.865064)),
+    (2, math.log2(2.865064) + 1.0),
+    (3, math.log2(2.865064) + math.log2(3) + math.log2(math.log2(3))),
+    (4, math.log2(2.865064) + 2.0 + 1.0),
+    (16, math.log2(2.865064) + 4.0 + 2.0 + 1.0),
+    (65536, math.log2(2.865064) + 16 + 4 + 2 + 1),
+])
+def test_universal_integer_code_reference_values(k, bits):
+    assert universal_integer_code(k) == pytest.approx(bits, abs=1e-12)
+    assert oracle.universal_code(k) == pytest.approx(bits, abs=1e-12)
+
+
+def test_universal_code_kraft_sum_below_one_and_tight():
+    # the log* tail converges very slowly: the first 2e5 integers hold ~0.82 of the mass.
+    # Adding c = 2.865 bits (instead of log2 c) would give a sum near 0.82 * 2^-1.35 = 0.32.
+    s = sum(2.0 ** -universal_integer_code(k) for k in range(1, 200_000))
+    assert 0.8 < s < 1.0
+
+
+# ------------------------------------------------------------ hand-computed case
+def test_hand_computed_score_of_one_rule():
+    # x = 1..8, y = [0,0,0,1,1,1,1,1]; rule "x < 3.5" covers {1,2,3} (all class 0).
+    X = pd.DataFrame({"x": np.arange(1.0, 9.0), "z": [0, 1] * 4})
+    y = np.array([0, 0, 0, 1, 1, 1, 1, 1])
+    rule = [Condition("x", high=3.5)]
+    b = mdl_score([rule], X, y, n_cut_points=20)
+    # data: the rule is pure (0 bits); else = 5 instances of class 1 (0 bits)
+    assert b.data_bits == pytest.approx(0.0, abs=1e-12)
+    # regrets: R(3, 2) = 1 + 1 + 2/3 + 2/9 = 26/9 ; R(5, 2) by enumeration
+    assert b.regret_bits == pytest.approx(math.log2(26 / 9) + math.log2(oracle.regret_enumerate(5, 2)), abs=1e-12)
+    # model: L_univ(1) + [log2 d + log2 C(d,1) + (1 form + 1 operator + log2 K_value)] - log2 1!
+    # d = 2 columns; x has 7 cut points (mid-points), all split the 8 instances -> K_value = 7
+    rule_bits = 1 + 1 + (2 + math.log2(7))
+    assert b.rule_model_bits[0] == pytest.approx(rule_bits, abs=1e-12)
+    assert b.model_bits == pytest.approx(math.log2(2.865064) + rule_bits, abs=1e-12)
+    assert b.total == pytest.approx(b.data_bits + b.regret_bits + b.model_bits)
+
+
+def test_overlap_is_coded_with_the_union_distribution():
+    # two rules overlap on x in [3, 5): instances there use the class counts of the union
+    X = pd.DataFrame({"x": np.arange(0.0, 8.0)})
+    y = np.array([0, 0, 0, 1, 0, 1, 1, 1])
+    r1 = [Condition("x", high=5.0)]  # covers 0..4 : counts (4, 1)
+    r2 = [Condition("x", low=3.0)]  # covers 3..7 : counts (1, 4)
+    b = mdl_score([r1, r2], X, y)
+    # rows 0,1,2 -> rule 1 only: p = (4/5, 1/5); rows 3,4 -> union = everything (4, 4) -> 1/2
+    # rows 5,6,7 -> rule 2 only: p = (1/5, 4/5)
+    expected = -(3 * math.log2(4 / 5)) - 2 * math.log2(1 / 2) - 3 * math.log2(4 / 5)
+    assert b.data_bits == pytest.approx(expected, abs=1e-12)
+    assert b.else_coverage == 0 and b.n_overlap_groups == 3
+
+
+def test_degenerate_literal_is_a_clear_error():
+    # w is constant (0) where x < 3.5, so a literal on w after it has no cut to choose from
+    X = pd.DataFrame({"x": np.arange(0.0, 8.0), "w": [0.0] * 4 + [1.0, 2.0, 3.0, 4.0]})
+    y = np.array([0, 1] * 4)
+    with pytest.raises(ValueError, match="does not split"):
+        mdl_score([[Condition("x", high=3.5), Condition("w", high=2.5)]], X, y)
+    with pytest.raises(ValueError, match="not a column of X"):
+        mdl_score([[Condition("nope", high=1.0)]], X, y)
+
+
+# ------------------------------------------------------------- oracle on random sets
+def _random_problem(seed, n=60, d=5, n_classes=3):
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([
+        rng.integers(0, 12, n).astype(float),  # numeric, 12 levels
+        rng.normal(size=n),  # numeric, continuous
+        rng.integers(0, 2, n).astype(float),  # binary
+        rng.integers(0, 30, n).astype(float),
+        rng.integers(0, 2, n).astype(float),
+    ])[:, :d]
+    y = rng.integers(0, n_classes, n)
+    return X, y
+
+
+def _random_rules(rng, Xe, enc, n_rules):
+    rules = []
+    d = Xe.shape[1]
+    while len(rules) < n_rules:
+        k = int(rng.integers(1, 4))
+        cols = rng.choice(d, size=k, replace=False)
+        lits = []
+        for j in cols:
+            cuts = enc.columns_[j].cuts
+            if enc.binary_[j]:
+                lits.append((int(j), 0.5, None) if rng.random() < 0.5 else (int(j), None, 0.5))
+                continue
+            a, b = sorted(rng.choice(len(cuts), size=2, replace=False))
+            form = rng.integers(0, 3)
+            lits.append((int(j), float(cuts[a]), None) if form == 0 else
+                        (int(j), None, float(cuts[b])) if form == 1 else
+                        (int(j), float(cuts[a]), float(cuts[b])))
+        rules.append(lits)
+    return rules
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_score_equals_independent_oracle_on_random_rule_sets(seed):
+    X, y = _random_problem(seed)
+    enc = FeatureEncoder(n_cut_points=8).fit(pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]))
+    Xe = enc.transform(pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]))
+    rng = np.random.default_rng(1000 + seed)
+    cuts = [c.cuts for c in enc.columns_]
+    checked = 0
+    for attempt in range(40):
+        rules = _random_rules(rng, Xe, enc, n_rules=int(rng.integers(1, 5)))
+        try:
+            want = oracle.mdl_oracle(rules, Xe.tolist(), y.tolist(), 3, cuts, enc.binary_.tolist())
+        except (ValueError, ZeroDivisionError):
+            # degenerate (a literal that splits nothing, an empty subspace): our scorer must refuse too
+            with pytest.raises(ValueError):
+                score_literals(rules, Xe, y, 3, cuts, enc.binary_)
+            continue
+        got = score_literals(rules, Xe, y, 3, cuts, enc.binary_)
+        assert got.total == pytest.approx(want[0], rel=1e-10)
+        assert got.data_bits == pytest.approx(want[1], rel=1e-10, abs=1e-9)
+        assert got.regret_bits == pytest.approx(want[2], rel=1e-10)
+        assert got.model_bits == pytest.approx(want[3], rel=1e-10)
+        checked += 1
+        if checked == 3:
+            break
+    assert checked >= 1
+
+
+def test_rule_objects_and_conditions_score_the_same():
+    X = pd.DataFrame({"a": np.arange(20.0), "b": np.tile([0.0, 1.0], 10)})
+    y = (X["a"] > 9).astype(int).to_numpy()
+    conds = (Condition("a", low=9.5),)
+    r = Rule(conds, (0, 10), (0, 1))
+    assert mdl_score([r], X, y).total == mdl_score([conds], X, y).total
