@@ -16,8 +16,7 @@ from numba import njit, prange
 from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 
 
-@njit(cache=NUMBA_CACHE, parallel=NUMBA_PARALLEL)
-def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts):
+def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts):
     """Counts of every one-literal growth of a base rule (Algorithm 4, line 7).
 
     Parameters (plain arrays)
@@ -157,6 +156,24 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disj
                             delta += n_g[g, c] * (math.log2(p_old) - math.log2(p_new))
                 delta_nll[slot] = delta
     return valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split
+
+
+_grow_candidates_serial = njit(cache=NUMBA_CACHE)(_grow_candidates_impl)
+_grow_candidates_parallel = njit(cache=NUMBA_CACHE, parallel=True)(_grow_candidates_impl)
+
+PARALLEL_MIN_WORK = 400_000
+"""Rows x features below which the serial kernel is used (a thread team costs more)."""
+
+
+def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts):
+    """Dispatch to the serial or the ``prange`` kernel by the size of the work (see impl)."""
+    work = rows.shape[0] * bins.shape[0] * (1 + disjoint.shape[0])
+    kernel = (_grow_candidates_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK
+              else _grow_candidates_serial)
+    return kernel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts)
+
+
+_grow_candidates.__doc__ = _grow_candidates_impl.__doc__
 
 
 @njit(cache=NUMBA_CACHE)

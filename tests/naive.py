@@ -1,0 +1,53 @@
+"""Plain-numpy twins of the jitted kernels in turs/_core/kernels.py."""
+import math
+
+import numpy as np
+
+
+def grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, covers):
+    """Every one-literal growth of a base rule, by masks (no histograms, no groups).
+
+    ``covers`` (n, K) bool are the current rules' covers. Returns a dict keyed by
+    (feature, new_lo, new_hi) with counts, uncovered counts and the data-bit change of
+    the instances the rule set already covers (their distribution becomes the union of
+    their rules' covers plus the candidate's).
+    """
+    out = {}
+    base = np.zeros(len(y), dtype=bool)
+    base[rows] = True
+    covered_any = covers.any(axis=1)
+    for f in range(bins.shape[0]):
+        for t in range(lo[f] + 1, hi[f]):
+            for a, e in ((lo[f], t), (t, hi[f])):
+                cand = base & (bins[f] >= a) & (bins[f] < e)
+                cov = int(cand.sum())
+                if cov == 0 or cov == len(rows):
+                    continue
+                counts = np.bincount(y[cand], minlength=n_classes)
+                unc = np.bincount(y[cand & ~covered_any], minlength=n_classes)
+                delta = 0.0
+                for i in np.flatnonzero(cand & covered_any):
+                    rules = covers[i]
+                    union_old = covers[:, rules].any(axis=1)
+                    union_new = union_old | cand
+                    p_old = np.mean(y[union_old] == y[i])
+                    p_new = np.mean(y[union_new] == y[i])
+                    delta += math.log2(p_old) - math.log2(p_new)
+                out[(f, a, e)] = (counts, unc, delta)
+    return out
+
+
+def rows_in_interval(bins_col, rows, a, e):
+    b = bins_col[rows]
+    return rows[(b >= a) & (b < e)]
+
+
+def bin_range_table(bins_f, bins_g, rows, n_bins_f):
+    mn = np.full(n_bins_f, 1 << 30, dtype=np.int64)
+    mx = np.full(n_bins_f, -1, dtype=np.int64)
+    for b in range(n_bins_f):
+        sel = rows[bins_f[rows] == b]
+        if len(sel):
+            mn[b] = bins_g[sel].min()
+            mx[b] = bins_g[sel].max()
+    return mn, mx
