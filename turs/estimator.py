@@ -21,6 +21,26 @@ from .trace import SearchTrace
 _SCORES = ("learning_speed", "absolute")
 
 
+class _ScoreParameter:
+    """``score`` is both a parameter of TURSClassifier and ``ClassifierMixin.score``.
+
+    The documented parameter ``score`` (the search score, Eq. 3.21) has the name of the
+    scikit-learn method ``score(X, y)`` (mean accuracy). Stored as a plain attribute it would
+    hide the method, and ``model.score(X, y)``, ``Pipeline.score`` and ``GridSearchCV`` without
+    ``scoring=`` would fail. This data descriptor keeps both: assigning ``model.score = v``
+    stores ``v`` in ``model._score_param``; reading ``model.score`` gives the method.
+    ``get_params`` / ``set_params`` / ``clone`` see the parameter value.
+    """
+
+    def __get__(self, obj, objtype=None):
+        if obj is None:
+            return ClassifierMixin.score
+        return ClassifierMixin.score.__get__(obj, objtype)
+
+    def __set__(self, obj, value):
+        obj.__dict__["_score_param"] = value
+
+
 class TURSClassifier(ClassifierMixin, BaseEstimator):
     """Probabilistic Truly Unordered Rule Sets (Yang 2024, thesis chapter 3).
 
@@ -43,6 +63,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         The auxiliary beam with the complementary score (Eq. 3.24).
     score : {"learning_speed", "absolute"}, default "learning_speed"
         ``r(S)`` of Eq. 3.21, or the absolute decrease of the MDL score (ablation).
+        Read it with ``get_params()["score"]``: ``model.score`` is the scikit-learn accuracy
+        method ``score(X, y)``.
     k_stop : int, default 5
         Stop growing a rule after this many consecutive beam iterations without improvement.
     max_rules : int or None, default None
@@ -65,6 +87,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     trace_ : SearchTrace or None
     """
 
+    score = _ScoreParameter()
+
     def __init__(self, beam_width=10, n_cut_points=20, use_patience=True, use_local_test=True,
                  use_auxiliary_beam=True, score="learning_speed", k_stop=5, max_rules=None,
                  record_trace=False, random_state=None, verbose=0):
@@ -79,6 +103,11 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.record_trace = record_trace
         self.random_state = random_state
         self.verbose = verbose
+
+    def get_params(self, deep=True):
+        params = super().get_params(deep=deep)
+        params["score"] = self._score_param  # not the method (see _ScoreParameter)
+        return params
 
     # ----------------------------------------------------------------- validation
     def _validate_params(self):
@@ -101,8 +130,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "record_trace"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"The '{name}' parameter of TURSClassifier must be a bool. Got {getattr(self, name)!r} instead.")
-        if self.score not in _SCORES:
-            raise ValueError(f"The 'score' parameter of TURSClassifier must be one of {_SCORES}. Got {self.score!r} instead.")
+        if self._score_param not in _SCORES:
+            raise ValueError(f"The 'score' parameter of TURSClassifier must be one of {_SCORES}. "
+                             f"Got {self._score_param!r} instead.")
 
     # ------------------------------------------------------------------------ fit
     def fit(self, X, y):
@@ -119,8 +149,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         y_codes = y_codes.astype(np.int64)
         if len(self.classes_) < 2:
             raise ValueError(
-                f"y has a single class ({self.classes_[0]!r}); TURSClassifier needs at least 2 classes "
-                "to learn rules. Check the labels."
+                f"y has only one class ({_json_label(self.classes_[0])!r}); TURSClassifier needs at "
+                "least 2 classes to learn rules. Check the labels."
             )
         self.encoder_ = FeatureEncoder(n_cut_points=self.n_cut_points).fit(Xf)
         self.encoder_.from_dataframe_ = isinstance(X, pd.DataFrame)
@@ -128,7 +158,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
                           self.encoder_.binary_, len(self.classes_))
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,
-                                  self.use_auxiliary_beam, self.score, self.k_stop)
+                                  self.use_auxiliary_beam, self._score_param, self.k_stop)
         describe = self._describe_factory() if self.record_trace else None
         bar = None
         progress = None
@@ -203,9 +233,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.rules_ = tuple(rules)
         unc = ~covers.any(axis=1)
         else_counts = np.bincount(y[unc], minlength=C)
-        self.else_rule_ = ElseRule(tuple(int(v) for v in else_counts), classes)
-        self._else_probs_ = (else_counts / else_counts.sum() if else_counts.sum() > 0
-                             else np.bincount(y, minlength=C) / len(y))
+        self.else_rule_ = ElseRule(tuple(int(v) for v in else_counts), classes,
+                                   tuple(int(v) for v in np.bincount(y, minlength=C)))
+        self._else_probs_ = self.else_rule_.probabilities
 
     # -------------------------------------------------------------------- predict
     def _encode(self, X):
@@ -215,7 +245,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """(n, K) bool: which rules cover each row (the cover path of printing, prediction, MDL)."""
-        return cover_matrix(self._literals_, self._encode(X))
+        Xe = self._encode(X)  # first: raises NotFittedError on an unfitted model
+        return cover_matrix(self._literals_, Xe)
 
     def _union_probs(self, patterns: np.ndarray) -> np.ndarray:
         """Class distribution of the union of the training covers of each pattern's rules (Eq. 3.5)."""
@@ -259,7 +290,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         raise ValueError(f"overlap must be 'union' or 'random'. Got {overlap!r}.")
 
     def predict(self, X):
-        return self.classes_[np.argmax(self.predict_proba(X), axis=1)]
+        proba = self.predict_proba(X)  # first: raises NotFittedError on an unfitted model
+        return self.classes_[np.argmax(proba, axis=1)]
 
     def explain(self, X) -> pd.DataFrame:
         """Per row: which rules cover it and why its class distribution is what it is."""

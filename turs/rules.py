@@ -115,10 +115,15 @@ class Rule:
 
 @dataclass(frozen=True)
 class ElseRule:
-    """The else-rule ``S_0``: instances no rule covers (Section 3.3.2)."""
+    """The else-rule ``S_0``: instances no rule covers (Section 3.3.2).
+
+    When no training instance is left to it, it predicts ``fallback_counts`` (the training
+    class counts) -- the same numbers are printed and used by ``predict_proba``.
+    """
 
     class_counts: tuple = ()
     classes: tuple = ()
+    fallback_counts: tuple = ()
 
     @property
     def coverage(self) -> int:
@@ -126,12 +131,13 @@ class ElseRule:
 
     @property
     def probabilities(self) -> np.ndarray:
-        counts = np.asarray(self.class_counts, dtype=float)
-        return counts / counts.sum() if counts.sum() > 0 else counts
+        counts = np.asarray(self.class_counts if self.coverage else self.fallback_counts, dtype=float)
+        return counts / counts.sum()
 
     def __str__(self) -> str:
         probs = ", ".join(f"P({c})={p:.2f}" for c, p in zip(self.classes, self.probabilities))
-        return f"ELSE {probs} (n={self.coverage})"
+        note = "" if self.coverage else ", no training instance: the training class distribution"
+        return f"ELSE {probs} (n={self.coverage}{note})"
 
 
 def _fmt(v: float) -> str:
