@@ -1,0 +1,139 @@
+"""One interface for every algorithm the benchmark runs (TURS and the competitors).
+
+An :class:`Adapter` fits on a DataFrame and labels, predicts class probabilities in the
+order of ``classes_`` (or documented hard predictions), and yields its rules as
+:class:`ExtractedRule` objects, so that ROC-AUC, random picking, ``g`` (Eq. 3.26), total
+literals and runtime come out of the same metric code for every algorithm (thesis Section 3.6).
+
+Rule semantics for the metrics:
+
+* rule sets (TURS, CN2 unordered, BRS, IDS, DRS): ``mask`` is the rule's whole cover;
+* rule lists (CLASSY, RIPPER, BRL, OneR): ``mask`` is the instances the rule is *used for*
+  (it covers them and no earlier rule does);
+* trees (CART, C4.5): one rule per leaf, ``mask`` is the leaf's instances, ``n_literals`` the
+  depth of the leaf;
+* the default / else rule has ``is_default=True`` and ``n_literals=0``.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+import pandas as pd
+
+
+@dataclass(frozen=True)
+class ExtractedRule:
+    """A rule (or leaf) of a fitted model, as the metrics need it."""
+
+    text: str
+    n_literals: int
+    mask: Callable[[pd.DataFrame], np.ndarray]  # rows this rule's probability applies to
+    is_default: bool = False
+
+
+class Adapter:
+    """Base class: subclasses set ``name``, ``kind`` and implement ``_fit`` and friends."""
+
+    name: str = "?"
+    kind: str = "rule_set"  # "rule_set" | "rule_list" | "tree"
+    hard_predictions: bool = False  # True when predict_proba returns one-hot predictions
+    binary_only: bool = False  # True when the library handles two classes only
+
+    def __init__(self, **params):
+        self.params = params
+
+    def fit(self, X: pd.DataFrame, y: np.ndarray) -> "Adapter":
+        self.classes_ = np.unique(y)
+        t = time.perf_counter()
+        self._fit(X, np.asarray(y))
+        self.fit_seconds_ = time.perf_counter() - t
+        return self
+
+    def _fit(self, X, y):
+        raise NotImplementedError
+
+    def predict_proba(self, X: pd.DataFrame) -> np.ndarray:
+        raise NotImplementedError
+
+    def predict_proba_random(self, X: pd.DataFrame, rng: np.random.Generator) -> np.ndarray:
+        """Random picking (Section 3.6.3); only rule sets with overlaps implement it."""
+        raise NotImplementedError(f"{self.name} has no random picking")
+
+    def rules(self) -> list[ExtractedRule]:
+        raise NotImplementedError
+
+    def n_literals(self) -> int:
+        return int(sum(r.n_literals for r in self.rules()))
+
+    def extra(self) -> dict:
+        """Algorithm-specific numbers to store with the result (e.g. TURS's MDL breakdown)."""
+        return {}
+
+
+class TURSAdapter(Adapter):
+    """TURS through :class:`turs.TURSClassifier` (``params`` are its constructor arguments)."""
+
+    name = "TURS"
+    kind = "rule_set"
+
+    def _fit(self, X, y):
+        from ..estimator import TURSClassifier
+
+        self.model_ = TURSClassifier(**self.params).fit(X, y)
+
+    def predict_proba(self, X):
+        return self.model_.predict_proba(X)
+
+    def predict_proba_random(self, X, rng):
+        return self.model_.predict_proba(X, overlap="random", random_state=rng)
+
+    def rules(self):
+        m = self.model_
+        out = []
+        for i, r in enumerate(m.rules_):
+            out.append(ExtractedRule(str(r), len(r), (lambda X, i=i: m.apply(X)[:, i])))
+        out.append(ExtractedRule(str(m.else_rule_), 0, lambda X: ~m.apply(X).any(axis=1), True))
+        return out
+
+    def extra(self):
+        b = self.model_.mdl_breakdown_
+        return {"mdl_score": b.total, "mdl_data_bits": b.data_bits, "mdl_regret_bits": b.regret_bits,
+                "mdl_model_bits": b.model_bits, "n_rules": len(self.model_.rules_)}
+
+
+class CARTAdapter(Adapter):
+    """scikit-learn's ``DecisionTreeClassifier`` with its defaults (as in the thesis)."""
+
+    name = "CART"
+    kind = "tree"
+
+    def _fit(self, X, y):
+        from sklearn.tree import DecisionTreeClassifier
+
+        self.columns_ = list(X.columns)
+        self.model_ = DecisionTreeClassifier(**{"random_state": 0, **self.params}).fit(X.to_numpy(float), y)
+
+    def predict_proba(self, X):
+        return self.model_.predict_proba(X[self.columns_].to_numpy(float))
+
+    def rules(self):
+        tree = self.model_.tree_
+        depth = np.zeros(tree.node_count, dtype=int)
+        stack = [0]
+        while stack:
+            node = stack.pop()
+            for child in (tree.children_left[node], tree.children_right[node]):
+                if child >= 0:
+                    depth[child] = depth[node] + 1
+                    stack.append(child)
+        leaves = np.flatnonzero(tree.children_left < 0)
+        cols = self.columns_
+
+        def leaf_mask(X, leaf):
+            return self.model_.apply(X[cols].to_numpy(float)) == leaf
+
+        return [ExtractedRule(f"leaf {leaf}", int(depth[leaf]), (lambda X, leaf=leaf: leaf_mask(X, leaf)))
+                for leaf in leaves]
