@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
-from ._core.kernels import _bin_range_table, _grow_candidates, _rows_in_interval
+from ._core.kernels import (_grow_candidates, _refinement_model_bits, _rows_in_interval,
+                            _score_candidates)
 from ._core.regret import log2_regret_table
 from .mdl import literal_value_op_bits, nll_bits, overlap_groups
 
@@ -167,7 +168,8 @@ class Growths:
     cov_unc: np.ndarray
     model_bits: np.ndarray
     value_op: np.ndarray  # of the new / refined literal
-    later_k: list  # per candidate: updated K_values of later literals (refinements) or None
+    later_k: np.ndarray | None  # (cand, k): new K_value of each literal after a refinement, -1 unchanged
+    later_vo: np.ndarray | None  # (cand, k): its new L_value_op
     total_after: np.ndarray
     r: np.ndarray
     R: np.ndarray
@@ -175,6 +177,13 @@ class Growths:
     aux_local_test: np.ndarray
     bucket: np.ndarray
     aux_bucket: np.ndarray
+
+    def key(self, i: int) -> tuple:
+        """The candidate's set of literals (the same rule reached from two bases is one rule)."""
+        j = int(self.feat[i])
+        lits = {lit[0]: lit for lit in self.base.literals}
+        lits[j] = (j, int(self.lo[i]), int(self.hi[i]))
+        return tuple(sorted(lits.values()))
 
     def materialize(self, i: int, data: SearchData) -> Candidate:
         base = self.base
@@ -187,8 +196,9 @@ class Growths:
             p = pos[0]
             lits[p] = (j, a, b)
             vops[p] = float(self.value_op[i])
-            for q, (kq, vq) in (self.later_k[i] or {}).items():
-                kvs[q], vops[q] = kq, vq
+            if self.later_k is not None:
+                for q in np.flatnonzero(self.later_k[i] >= 0):
+                    kvs[q], vops[q] = int(self.later_k[i, q]), float(self.later_vo[i, q])
         else:
             lits.append((j, a, b))
             vops.append(float(self.value_op[i]))
@@ -227,94 +237,42 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     feat = (idx // S).astype(np.int64)
     new_lo, new_hi = new_lo[idx], new_hi[idx]
     counts, counts_unc, delta = counts[idx], counts_unc[idx], delta[idx]
-    cov = counts.sum(axis=1)
-    cov_unc = counts_unc.sum(axis=1)
-
     # ---- model code length L(S') (Eq. 3.13-3.17)
     k = len(base.literals)
-    lit_pos = {lit[0]: p for p, lit in enumerate(base.literals)}
-    base_vo = np.array(base.value_ops, dtype=float)
+    base_vo = np.asarray(base.value_ops, dtype=float)
     n_cand = len(idx)
-    model = np.empty(n_cand)
-    value_op = np.empty(n_cand)
-    later_k = [None] * n_cand
-    ok = np.ones(n_cand, dtype=bool)
     header_new = data.log2_d + log2_comb(d, k + 1) if k + 1 <= d else np.inf
     header_old = data.log2_d + log2_comb(d, k) if k >= 1 else 0.0
-    tables = {}
-    for i in range(n_cand):
-        j = int(feat[i])
-        if j not in lit_pos:
-            vo = 1.0 if data.binary[j] else 2.0 + math.log2(k_split[j])
-            value_op[i] = vo
-            model[i] = header_new + base_vo.sum() + vo
-            continue
-        p = lit_pos[j]
-        a, e = int(new_lo[i]), int(new_hi[i])
-        two = a > 0 and e < data.n_bins[j]
-        kp = base.k_values[p]
-        if two and kp < 2:
-            ok[i] = False
-            continue
-        vo = literal_value_op_bits(False, two, kp)
-        value_op[i] = vo
-        total_vo = base_vo[:p].sum() + vo
-        upd = {}
-        for q in range(p + 1, k):
-            jq = base.literals[q][0]
-            if data.binary[jq]:
-                total_vo += base_vo[q]
-                continue
-            key = (p, q)
-            if key not in tables:
-                sub = base.subspace_rows(data, q)
-                tables[key] = _bin_range_table(data.bins[j], data.bins[jq], sub, int(data.n_bins[j]))
-            mn, mx = tables[key]
-            lo_q, hi_q = int(mn[a:e].min()), int(mx[a:e].max())
-            kq = hi_q - lo_q if hi_q >= 0 else 0
-            two_q = base.literals[q][1] > 0 and base.literals[q][2] < data.n_bins[jq]
-            if kq < (2 if two_q else 1):
-                ok[i] = False
-                break
-            vq = literal_value_op_bits(False, two_q, kq)
-            upd[q] = (kq, vq)
-            total_vo += vq
-        if not ok[i]:
-            continue
-        later_k[i] = upd
-        model[i] = header_old + total_vo
-    model = np.where(ok, model, np.inf)
+    # growths that add a new variable (appended last)
+    vo_new = np.where(data.binary, 1.0, 2.0 + np.log2(np.maximum(k_split, 1)))
+    value_op = vo_new[feat]
+    model = header_new + float(base_vo.sum()) + value_op
+    later_k = later_vo = None
+    ref = np.zeros(n_cand, dtype=bool)
+    if k:
+        lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
+        ref = np.isin(feat, lits[:, 0])
+    if ref.any():
+        # growths that refine an existing literal (its form and later K_values may change)
+        ri = np.flatnonzero(ref)
+        m_ref, vo_ref, ok_ref, nk, nvo = _refinement_model_bits(
+            data.bins, lits, base_vo, np.asarray(base.k_values, dtype=np.int64), data.binary,
+            data.n_bins, feat[ri], new_lo[ri], new_hi[ri], header_old)
+        model[ri] = np.where(ok_ref, m_ref, np.inf)
+        value_op[ri] = vo_ref
+        later_k = np.full((n_cand, k), -1, dtype=np.int64)
+        later_vo = np.full((n_cand, k), -1.0)
+        later_k[ri], later_vo[ri] = nk, nvo
 
-    # ---- the score of M + S' (Eq. 3.20) and of M + (S' \ M) (Eq. 3.24)
-    lr = data.log2_regret
-    else_after = state.else_counts[None, :] - counts_unc
-    else_n_after = state.else_n - cov_unc
-    nll_else_after = nll_bits(else_after, else_after)
-    nll_new = nll_bits(counts_unc, counts)
-    model_after = state.model_next + model
-    total_after = (state.nll_covered + delta + nll_new + nll_else_after + state.regret_rules
-                   + lr[cov] + lr[else_n_after] + model_after)
-    total_aux = (state.nll_covered + nll_bits(counts_unc, counts_unc) + nll_else_after
-                 + state.regret_rules + lr[cov_unc] + lr[else_n_after] + model_after)
-    gain = state.total - total_after
-    gain_aux = state.total - total_aux
-    has_new = cov_unc > 0
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if score == "learning_speed":
-            r = np.where(has_new & ok, gain / cov_unc, -np.inf)
-            R = np.where(has_new & ok, gain_aux / cov_unc, -np.inf)
-        else:  # "absolute"
-            r = np.where(has_new & ok, gain, -np.inf)
-            R = np.where(has_new & ok, gain_aux, -np.inf)
-
-    # ---- MDL local tests (Eq. 3.22, 3.25)
+    # ---- L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local tests (Eq. 3.22, 3.25)
     l_split = data.log2_d + np.where(data.binary[feat], 0.0, np.log2(np.maximum(k_split[feat], 1)))
-    cnt_b = base.counts[None, :]
-    local = data.nml_bits(base.counts) > (
-        data.nml_bits(counts) + data.nml_bits(cnt_b - counts) + l_split)
-    cnt_bu = base.counts_uncovered[None, :]
-    aux_local = data.nml_bits(base.counts_uncovered) > (
-        data.nml_bits(counts_unc) + data.nml_bits(cnt_bu - counts_unc) + l_split)
+    total_after, r, R, local, aux_local = _score_candidates(
+        counts, counts_unc, delta, model, base.counts.astype(np.int64),
+        base.counts_uncovered.astype(np.int64), state.else_counts.astype(np.int64), l_split,
+        data.log2_regret, state.nll_covered, state.regret_rules, state.model_next, state.total,
+        score == "absolute")
+    cov = counts.sum(axis=1)
+    cov_unc = counts_unc.sum(axis=1)
 
     # ---- patience buckets (Eq. 3.23)
     W = beam_width
@@ -323,7 +281,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     aux_bucket = (np.minimum((W * cov_unc) // bu, W - 1).astype(np.int64) if bu > 0
                   else np.full(n_cand, -1, dtype=np.int64))
     g = Growths(base, feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op,
-                later_k, total_after, r, R, local, aux_local, bucket, aux_bucket)
+                later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket)
     g._k_new = k_split
     return g
 
@@ -368,25 +326,25 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
     prev_r = prev_R = -np.inf
     worse = 0
     for it in range(settings.max_iterations):
-        main_sel: list[tuple[float, int, Candidate]] = []
-        aux_sel: list[tuple[float, int, Candidate]] = []
-        rejected: list[Candidate] = []
+        main_sel: list[tuple] = []  # (score, bucket, key, growths, index): materialized after reduction
+        aux_sel: list[tuple] = []
+        rejected: list[tuple] = []
         for base in bases:
             g = score_growths(base, state, W, settings.score)
             if g is None:
                 continue
             lt = g.local_test if settings.use_local_test else np.ones_like(g.local_test)
             for i in _select(g.r, g.bucket, lt, W, settings.use_patience):
-                main_sel.append(g.materialize(int(i), data))
-            if settings.use_local_test:
+                main_sel.append((g.r[i], g.bucket[i], g.key(i), g, i))
+            if describe is not None and settings.use_local_test:
                 for i in _select(g.r, g.bucket, ~g.local_test, W, settings.use_patience)[:3]:
-                    rejected.append(g.materialize(int(i), data))
+                    rejected.append((g.r[i], g.bucket[i], g.key(i), g, i))
             if settings.use_auxiliary_beam and state.K > 0:
                 alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
                 for i in _select(g.R, g.aux_bucket, alt & (g.aux_bucket >= 0), W, settings.use_patience):
-                    aux_sel.append(g.materialize(int(i), data))
-        beam = _reduce(main_sel, "r", "bucket", W, settings.use_patience)
-        aux_beam = _reduce(aux_sel, "R", "aux_bucket", W, settings.use_patience)
+                    aux_sel.append((g.R[i], g.aux_bucket[i], g.key(i), g, i))
+        beam = [g.materialize(i, data) for *_, g, i in _reduce(main_sel, W, settings.use_patience)]
+        aux_beam = [g.materialize(i, data) for *_, g, i in _reduce(aux_sel, W, settings.use_patience)]
         if not beam and not aux_beam:
             break
         best_r = max((c.r for c in beam), default=-np.inf)
@@ -396,7 +354,7 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
         prev_r, prev_R = best_r, best_R
         pool.extend(beam)
         if describe is not None:
-            rejected = sorted(rejected, key=lambda c: -c.r)[:W]
+            rejected = [g.materialize(i, data) for *_, g, i in _reduce(rejected, W, False)]
             iterations.append({
                 "iteration": it,
                 "main_beam": [describe(c) for c in beam],
@@ -413,17 +371,21 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
     return best, iterations
 
 
-def _reduce(selected, score_attr, bucket_attr, width, use_patience):
-    cands = sorted(_dedupe(sorted(selected, key=lambda c: -getattr(c, score_attr))),
-                   key=lambda c: -getattr(c, score_attr))
-    if not use_patience:
-        return cands[:width]
-    seen, out = set(), []
-    for c in cands:
-        b = getattr(c, bucket_attr)
-        if b not in seen:
-            seen.add(b)
-            out.append(c)
+def _reduce(selected, width, use_patience):
+    """The beam from the proposals ``(score, bucket, key, ...)``: best per bucket, no duplicates."""
+    seen_keys, seen_buckets, out = set(), set(), []
+    for item in sorted(selected, key=lambda t: -t[0]):
+        score, bucket, key = item[0], item[1], item[2]
+        if key in seen_keys:
+            continue
+        seen_keys.add(key)
+        if use_patience:
+            if bucket in seen_buckets:
+                continue
+            seen_buckets.add(bucket)
+        out.append(item)
+        if not use_patience and len(out) == width:
+            break
     return out
 
 

@@ -208,3 +208,184 @@ def _bin_range_table(bins_f, bins_g, rows, n_bins_f):
         if v > mx[b]:
             mx[b] = v
     return mn, mx
+
+
+@njit(cache=NUMBA_CACHE)
+def _value_op_bits(binary, two_sided, k_value):
+    """``L_value_op`` of Eq. 3.15/3.16 (see ``turs.mdl.literal_value_op_bits``); -1 if undefined."""
+    if binary:
+        return 1.0
+    if two_sided:
+        if k_value < 2:
+            return -1.0
+        return 1.0 + math.log2(k_value * (k_value - 1) / 2.0)
+    if k_value < 1:
+        return -1.0
+    return 2.0 + math.log2(k_value)
+
+
+@njit(cache=NUMBA_CACHE)
+def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_feat, cand_lo,
+                           cand_hi, header):
+    """``L(S')`` (Eq. 3.17) of growths that refine an existing literal of a base rule.
+
+    Refining literal p (feature f, new bin interval ``[a, e)``) can change its form and the
+    ``K_value`` of every later literal q, which is counted on the instances satisfying the
+    literals before q (Section 3.4.3). One pass over the data builds, for each pair p < q,
+    the smallest and largest bin of q's feature per bin of p's feature over q's subspace.
+
+    lits: (k, 3) int64 rows ``(feature, lo_bin, hi_bin)`` in the rule's order.
+    Returns model (m,), value_op (m,), ok (m,) and new K_values / value_ops of the literals
+    (m, k) (-1 where unchanged).
+    """
+    d, n = bins.shape
+    k = lits.shape[0]
+    m = cand_feat.shape[0]
+    max_b = 0
+    for f in range(d):
+        if n_bins[f] > max_b:
+            max_b = n_bins[f]
+    big = 1 << 30
+    tmin = np.full((k, k, max_b), big, dtype=np.int64)
+    tmax = np.full((k, k, max_b), -1, dtype=np.int64)
+    if k >= 2:
+        for r in range(n):
+            # how many leading literals the row satisfies
+            ff = 0
+            while ff < k - 1:
+                f = lits[ff, 0]
+                b = bins[f, r]
+                if b < lits[ff, 1] or b >= lits[ff, 2]:
+                    break
+                ff += 1
+            # the row is in the subspace of literal q for q <= ff
+            for q in range(1, ff + 1):
+                bq = bins[lits[q, 0], r]
+                for p in range(q):
+                    bp = bins[lits[p, 0], r]
+                    if bq < tmin[p, q, bp]:
+                        tmin[p, q, bp] = bq
+                    if bq > tmax[p, q, bp]:
+                        tmax[p, q, bp] = bq
+    prefix = np.zeros(k + 1)
+    for p in range(k):
+        prefix[p + 1] = prefix[p] + base_vo[p]
+    model = np.full(m, np.inf)
+    value_op = np.zeros(m)
+    ok = np.zeros(m, dtype=np.bool_)
+    new_k = np.full((m, k), -1, dtype=np.int64)
+    new_vo = np.full((m, k), -1.0)
+    for i in range(m):
+        f = cand_feat[i]
+        p = -1
+        for t in range(k):
+            if lits[t, 0] == f:
+                p = t
+        a = cand_lo[i]
+        e = cand_hi[i]
+        two = a > 0 and e < n_bins[f]
+        vo = _value_op_bits(False, two, k_values[p])
+        if vo < 0:
+            continue
+        value_op[i] = vo
+        total = prefix[p] + vo
+        good = True
+        for q in range(p + 1, k):
+            fq = lits[q, 0]
+            if binary[fq]:
+                total += base_vo[q]
+                continue
+            lo_q = big
+            hi_q = -1
+            for b in range(a, e):
+                if tmin[p, q, b] < lo_q:
+                    lo_q = tmin[p, q, b]
+                if tmax[p, q, b] > hi_q:
+                    hi_q = tmax[p, q, b]
+            kq = hi_q - lo_q if hi_q >= 0 else 0
+            two_q = lits[q, 1] > 0 and lits[q, 2] < n_bins[fq]
+            vq = _value_op_bits(False, two_q, kq)
+            if vq < 0:
+                good = False
+                break
+            new_k[i, q] = kq
+            new_vo[i, q] = vq
+            total += vq
+        if good:
+            ok[i] = True
+            model[i] = header + total
+    return model, value_op, ok, new_k, new_vo
+
+
+@njit(cache=NUMBA_CACHE)
+def _nll(counts_eval, counts_model):
+    """``-sum_c e_c log2(m_c / sum m)`` with 0 log 0 = 0 (one distribution)."""
+    tot = 0.0
+    for c in range(counts_model.shape[0]):
+        tot += counts_model[c]
+    out = 0.0
+    for c in range(counts_eval.shape[0]):
+        if counts_eval[c] > 0:
+            out -= counts_eval[c] * math.log2(counts_model[c] / tot)
+    return out
+
+
+@njit(cache=NUMBA_CACHE)
+def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
+                      l_split, log2_regret, nll_covered, regret_rules, model_next, total_m,
+                      absolute):
+    """Eq. 3.20-3.25 for every candidate: ``L(D, M + S')``, ``r``, ``R`` and the local tests.
+
+    ``L(D, M + S')``: the instances M covers keep their groups except those the candidate
+    joins (``delta``), the candidate codes the instances it adds with its own distribution,
+    the else-rule shrinks; regrets and ``L(M)`` follow. ``R`` uses ``M + (S' \\ M)``.
+    Local tests: Eq. 3.22 on the candidate's base, Eq. 3.25 on its uncovered part.
+    """
+    m, C = counts.shape
+    total_after = np.empty(m)
+    r = np.full(m, -np.inf)
+    R = np.full(m, -np.inf)
+    local = np.zeros(m, dtype=np.bool_)
+    aux_local = np.zeros(m, dtype=np.bool_)
+    else_after = np.empty(C, dtype=np.int64)
+    rest = np.empty(C, dtype=np.int64)
+    nb = 0
+    nbu = 0
+    for c in range(C):
+        nb += base_counts[c]
+        nbu += base_counts_unc[c]
+    nml_base = _nll(base_counts, base_counts) + log2_regret[nb]
+    nml_base_unc = _nll(base_counts_unc, base_counts_unc) + log2_regret[nbu]
+    for i in range(m):
+        cov = 0
+        cov_unc = 0
+        for c in range(C):
+            cov += counts[i, c]
+            cov_unc += counts_unc[i, c]
+            else_after[c] = else_counts[c] - counts_unc[i, c]
+        else_n = 0
+        for c in range(C):
+            else_n += else_after[c]
+        nll_else = _nll(else_after, else_after)
+        common = nll_covered + nll_else + regret_rules + log2_regret[else_n] + model_next + model[i]
+        t = common + delta[i] + _nll(counts_unc[i], counts[i]) + log2_regret[cov]
+        total_after[i] = t
+        if cov_unc > 0 and model[i] < np.inf:
+            t_aux = common + _nll(counts_unc[i], counts_unc[i]) + log2_regret[cov_unc]
+            if absolute:
+                r[i] = total_m - t
+                R[i] = total_m - t_aux
+            else:
+                r[i] = (total_m - t) / cov_unc
+                R[i] = (total_m - t_aux) / cov_unc
+        for c in range(C):
+            rest[c] = base_counts[c] - counts[i, c]
+        nml_split = (_nll(counts[i], counts[i]) + log2_regret[cov]
+                     + _nll(rest, rest) + log2_regret[nb - cov] + l_split[i])
+        local[i] = nml_base > nml_split
+        for c in range(C):
+            rest[c] = base_counts_unc[c] - counts_unc[i, c]
+        nml_split_unc = (_nll(counts_unc[i], counts_unc[i]) + log2_regret[cov_unc]
+                         + _nll(rest, rest) + log2_regret[nbu - cov_unc] + l_split[i])
+        aux_local[i] = nml_base_unc > nml_split_unc
+    return total_after, r, R, local, aux_local
