@@ -51,3 +51,34 @@ def bin_range_table(bins_f, bins_g, rows, n_bins_f):
             mn[b] = bins_g[sel].min()
             mx[b] = bins_g[sel].max()
     return mn, mx
+
+
+def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
+                     l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute):
+    """Eq. 3.20-3.25 per candidate with plain numpy (twin of _score_candidates)."""
+    def nll(e, m):
+        e = np.asarray(e, float)
+        m = np.asarray(m, float)
+        p = m / m.sum()
+        return -sum(ei * math.log2(pi) for ei, pi in zip(e, p) if ei > 0)
+
+    out = []
+    for i in range(len(counts)):
+        cov, cov_unc = int(counts[i].sum()), int(counts_unc[i].sum())
+        else_after = else_counts - counts_unc[i]
+        common = (nll_covered + nll(else_after, else_after) + regret_rules + lr[int(else_after.sum())]
+                  + model_next + model[i])
+        t = common + delta[i] + nll(counts_unc[i], counts[i]) + lr[cov]
+        r = R = -np.inf
+        if cov_unc > 0 and np.isfinite(model[i]):
+            ta = common + nll(counts_unc[i], counts_unc[i]) + lr[cov_unc]
+            den = 1 if absolute else cov_unc
+            r, R = (total_m - t) / den, (total_m - ta) / den
+        nb, nbu = int(base_counts.sum()), int(base_counts_unc.sum())
+        rest, rest_u = base_counts - counts[i], base_counts_unc - counts_unc[i]
+        local = (nll(base_counts, base_counts) + lr[nb]
+                 > nll(counts[i], counts[i]) + lr[cov] + nll(rest, rest) + lr[nb - cov] + l_split[i])
+        aux = (nll(base_counts_unc, base_counts_unc) + lr[nbu]
+               > nll(counts_unc[i], counts_unc[i]) + lr[cov_unc] + nll(rest_u, rest_u) + lr[nbu - cov_unc] + l_split[i])
+        out.append((t, r, R, local, aux))
+    return out

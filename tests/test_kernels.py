@@ -57,3 +57,83 @@ def test_small_kernels_equal_naive(seed):
     mn2, mx2 = naive.bin_range_table(bins[1], bins[2], rows, int(n_bins[1]))
     np.testing.assert_array_equal(mn, mn2)
     np.testing.assert_array_equal(mx, mx2)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("absolute", [False, True])
+def test_score_candidates_equals_naive(seed, absolute):
+    from turs._core.kernels import _score_candidates
+    from turs._core.regret import log2_regret_table
+
+    rng = np.random.default_rng(seed)
+    C, m = 3, 25
+    base_counts = rng.integers(5, 40, C).astype(np.int64)
+    base_unc = (base_counts * rng.random(C)).astype(np.int64)
+    counts = np.array([rng.integers(0, b + 1) for b in base_counts for _ in range(m)]).reshape(C, m).T.copy()
+    counts_unc = np.minimum(counts, base_unc[None, :]).astype(np.int64)
+    counts = counts.astype(np.int64)
+    else_counts = base_unc + rng.integers(0, 10, C)
+    delta = rng.normal(size=m)
+    model = rng.uniform(5, 20, m)
+    model[0] = np.inf
+    l_split = rng.uniform(1, 6, m)
+    lr = log2_regret_table(1000, C)
+    got = _score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
+                            l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute)
+    want = naive.score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
+                                  l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute)
+    for i, (t, r, R, loc, aux) in enumerate(want):
+        assert got[0][i] == pytest.approx(t, rel=1e-12) or (np.isinf(t) and np.isinf(got[0][i]))
+        assert (got[1][i] == pytest.approx(r, rel=1e-12)) if np.isfinite(r) else np.isinf(got[1][i])
+        assert (got[2][i] == pytest.approx(R, rel=1e-12)) if np.isfinite(R) else np.isinf(got[2][i])
+        assert got[3][i] == loc and got[4][i] == aux
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_refinement_model_bits_equals_public_code_length(seed):
+    """L(S') of every refinement from the kernel == turs.mdl.rule_model_bits of the refined rule."""
+    import math
+
+    from turs._core.codes import log2_comb
+    from turs._core.kernels import _refinement_model_bits
+    from turs.mdl import rule_model_bits
+
+    rng = np.random.default_rng(seed)
+    n, d = 300, 4
+    n_bins = np.array([9, 7, 2, 8], dtype=np.int64)
+    binary = n_bins == 2
+    bins = np.stack([rng.integers(0, nb, n) for nb in n_bins]).astype(np.uint8)
+    Xe = bins.T.astype(float)  # cut j of every column at j + 0.5, so bin == value
+    cuts = [tuple(np.arange(nb - 1) + 0.5) for nb in n_bins]
+    lits = np.array([[0, 1, 8], [3, 0, 6], [2, 1, 2], [1, 2, 7]], dtype=np.int64)[: 2 + seed % 3]
+    k = len(lits)
+
+    def thr(j, a, b):
+        return (int(j), a - 0.5 if a > 0 else None, b - 0.5 if b < n_bins[j] else None)
+
+    bits, vops, kvs = rule_model_bits([thr(*l) for l in lits], Xe, cuts, binary)
+    cf, clo, chi = [], [], []
+    for p in range(k):
+        j, a, b = lits[p]
+        for t in range(a + 1, b):
+            cf += [j, j]
+            clo += [a, t]
+            chi += [t, b]
+    header = math.log2(d) + log2_comb(d, k)
+    model, vo, ok, nk, nvo = _refinement_model_bits(
+        bins, lits, np.array(vops), np.array(kvs, dtype=np.int64), binary, n_bins,
+        np.array(cf, dtype=np.int64), np.array(clo, dtype=np.int64), np.array(chi, dtype=np.int64), header)
+    checked = 0
+    for i in range(len(cf)):
+        refined = [thr(*l) for l in lits]
+        p = [q for q in range(k) if lits[q][0] == cf[i]][0]
+        refined[p] = thr(cf[i], clo[i], chi[i])
+        try:
+            want = rule_model_bits(refined, Xe, cuts, binary)[0]
+        except ValueError:
+            assert not ok[i]
+            continue
+        assert ok[i]
+        assert model[i] == pytest.approx(want, rel=1e-12)
+        checked += 1
+    assert checked > 5
