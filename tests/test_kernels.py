@@ -22,9 +22,12 @@ def _problem(seed, n=120, d=4, C=3, K=3):
     return rng, bins, y, rows, lo, hi, n_bins, C, covers
 
 
+@pytest.mark.parametrize("use_ie", [True, False])
 @pytest.mark.parametrize("seed", range(8))
-def test_grow_candidates_equals_naive(seed):
-    rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed)
+def test_grow_candidates_equals_naive(seed, use_ie):
+    from turs.search import group_subsets
+
+    rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, K=3 + seed % 4)
     group, masks = overlap_groups(covers)
     present = np.unique(group[rows][group[rows] >= 0])
     gl = np.where(group[rows] >= 0, np.searchsorted(present, group[rows]), -1).astype(np.int64)
@@ -32,8 +35,11 @@ def test_grow_candidates_equals_naive(seed):
     disjoint = (m @ m.T) == 0
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present],
                      dtype=float).reshape(len(present), C)
+    ptr, idx, sign, n_sub = group_subsets(masks[present])
+    if not use_ie:
+        ptr, idx, sign, n_sub = np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        bins, y, rows, lo, hi, n_bins, C, gl, disjoint, union)
+        bins, y, rows, lo, hi, n_bins, C, gl, disjoint, union, ptr, idx, sign, n_sub, use_ie)
     want = naive.grow_candidates(bins, y, rows, lo, hi, n_bins, C, covers)
     S = len(valid) // bins.shape[0]
     got = {}

@@ -129,7 +129,9 @@ class RuleSetState:
             union = covers[:, self.group_masks[g]].any(axis=1)
             self.union_counts[g] = np.bincount(data.y[union], minlength=C)
             group_counts[g] = np.bincount(data.y[self.group_of == g], minlength=C)
-        if G:
+        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = group_subsets(self.group_masks)
+        self.use_ie = self.sub_ptr is not None
+        if G and not self.use_ie:
             m = self.group_masks.astype(np.int64)
             self.disjoint = (m @ m.T) == 0
         else:
@@ -151,6 +153,50 @@ class RuleSetState:
     @property
     def coverage(self) -> int:
         return int(self.data.n - self.else_n)
+
+
+MAX_RULES_FOR_SUBSETS = 12
+"""Groups covered by more rules than this use the pairwise union counts (see the kernel)."""
+
+
+def group_subsets(masks: np.ndarray):
+    """CSR lists of the non-empty subsets of each overlap group's rules, with signs.
+
+    ``counts(S' outside the union of g's rules)`` follows by inclusion-exclusion from the
+    counts of ``S'`` in every intersection ``T`` of g's rules, and those are sums over the
+    groups that contain ``T``. Returns ``(ptr, idx, sign, n_subsets)``, or Nones when a group
+    has more than ``MAX_RULES_FOR_SUBSETS`` rules.
+    """
+    G = len(masks)
+    if G == 0:
+        return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+    sizes = masks.sum(axis=1)
+    if sizes.max() > MAX_RULES_FOR_SUBSETS:
+        return None, None, None, 0
+    ids: dict = {}
+    ptr = [0]
+    idx, sign = [], []
+    for g in range(G):
+        rules = np.flatnonzero(masks[g])
+        m = len(rules)
+        for bits in range(1, 1 << m):
+            T = tuple(rules[[b for b in range(m) if bits >> b & 1]])
+            idx.append(ids.setdefault(T, len(ids)))
+            sign.append(1.0 if len(T) % 2 else -1.0)
+        ptr.append(len(idx))
+    return (np.array(ptr, np.int64), np.array(idx, np.int64), np.array(sign), len(ids))
+
+
+def local_subsets(state: "RuleSetState", present: np.ndarray):
+    """The subset lists of the groups ``present`` in a base rule, renumbered locally."""
+    if not state.use_ie or len(present) == 0:
+        return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+    starts = state.sub_ptr[present]
+    lens = state.sub_ptr[present + 1] - starts
+    ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    pos = np.repeat(starts - ptr[:-1], lens) + np.arange(ptr[-1])
+    uniq, inv = np.unique(state.sub_idx[pos], return_inverse=True)
+    return ptr, inv.astype(np.int64), state.sub_sign[pos], len(uniq)
 
 
 # -------------------------------------------------------------------- candidates
@@ -219,17 +265,20 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     rows = base.rows
     gl_global = state.group_of[rows]
     present = np.unique(gl_global[gl_global >= 0])
+    disjoint = np.zeros((0, 0), dtype=np.bool_)
     if len(present):
         gl = np.where(gl_global >= 0, np.searchsorted(present, gl_global), -1).astype(np.int64)
-        disjoint = np.ascontiguousarray(state.disjoint[np.ix_(present, present)])
+        if not state.use_ie:
+            disjoint = np.ascontiguousarray(state.disjoint[np.ix_(present, present)])
         union = np.ascontiguousarray(state.union_counts[present])
     else:
         gl = np.full(len(rows), -1, dtype=np.int64)
-        disjoint = np.zeros((0, 0), dtype=np.bool_)
         union = np.zeros((0, C))
+    sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
     lo, hi = base.intervals(data)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        data.bins, data.y, rows, lo, hi, data.n_bins, C, gl, disjoint, union)
+        data.bins, data.y, rows, lo, hi, data.n_bins, C, gl, disjoint, union,
+        sub_ptr, sub_idx, sub_sign, n_sub, state.use_ie)
     idx = np.flatnonzero(valid)
     if idx.size == 0:
         return None

@@ -16,8 +16,9 @@ from numba import njit, prange
 from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 
 
-def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts):
-    """Counts of every one-literal growth of a base rule (Algorithm 4, line 7).
+def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts,
+                          sub_ptr, sub_idx, sub_sign, n_sub, use_ie):
+    r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7).
 
     Parameters (plain arrays)
     -------------------------
@@ -28,7 +29,13 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     n_bins : (d,) int64       number of bins per feature
     group_local : (m,) int64  overlap group of each row of ``rows`` (-1: not covered by M)
     disjoint : (G, G) bool    ``disjoint[g, J]``: the rules of groups g and J do not intersect
+                              (only read when ``use_ie`` is False)
     union_counts : (G, C) float  class counts of the union of the covers of group g's rules
+    sub_ptr, sub_idx, sub_sign : CSR lists, per group, of the non-empty subsets ``T`` of its
+        rules (indices ``< n_sub``) with the inclusion-exclusion sign ``(-1)^(|T|+1)``
+    use_ie : count ``|S' \ union of g's rules|`` by inclusion-exclusion over those subsets
+        (``sum over groups of 2^|rules|`` per candidate) instead of over disjoint group pairs
+        (``G^2`` per candidate)
 
     Candidate slot ``f * S + 2 * (t - 1) + side`` (``S = 2 * (max n_bins - 1)``) holds the
     literal on feature ``f`` that keeps bins ``[lo_f, t)`` (side 0) or ``[t, hi_f)`` (side 1).
@@ -46,7 +53,7 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     d = bins.shape[0]
     m = rows.shape[0]
     C = n_classes
-    G = disjoint.shape[0]
+    G = union_counts.shape[0]
     max_bins = 0
     for f in range(d):
         if n_bins[f] > max_bins:
@@ -107,6 +114,8 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
         k_split[f] = bmax - bmin
         n_g = np.zeros((G, C))
         add = np.zeros(C)
+        inter = np.zeros(C)
+        sc = np.zeros((n_sub if use_ie else 0, C))
         for t in range(l + 1, h):
             for side in range(2):
                 if side == 0:
@@ -132,6 +141,20 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                 for g in range(G):
                     for c in range(C):
                         n_g[g, c] = cum_g[g, e, c] - cum_g[g, a, c]
+                if use_ie:
+                    # superset sums: sc[T] = counts of the candidate in every group J >= T
+                    for t2 in range(n_sub):
+                        for c in range(C):
+                            sc[t2, c] = 0.0
+                    for J in range(G):
+                        nj = 0.0
+                        for c in range(C):
+                            nj += n_g[J, c]
+                        if nj == 0.0:
+                            continue
+                        for s2 in range(sub_ptr[J], sub_ptr[J + 1]):
+                            for c in range(C):
+                                sc[sub_idx[s2], c] += n_g[J, c]
                 delta = 0.0
                 for g in range(G):
                     ng_tot = 0.0
@@ -140,13 +163,22 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                     if ng_tot == 0.0:
                         continue
                     # counts of the candidate outside the union of group g's rules
-                    add_tot = 0.0
-                    for c in range(C):
-                        add[c] = counts_unc[slot, c]
-                    for J in range(G):
-                        if disjoint[g, J]:
+                    if use_ie:
+                        for c in range(C):
+                            inter[c] = 0.0
+                        for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
                             for c in range(C):
-                                add[c] += n_g[J, c]
+                                inter[c] += sub_sign[s2] * sc[sub_idx[s2], c]
+                        for c in range(C):
+                            add[c] = counts[slot, c] - inter[c]
+                    else:
+                        for c in range(C):
+                            add[c] = counts_unc[slot, c]
+                        for J in range(G):
+                            if disjoint[g, J]:
+                                for c in range(C):
+                                    add[c] += n_g[J, c]
+                    add_tot = 0.0
                     for c in range(C):
                         add_tot += add[c]
                     for c in range(C):
@@ -165,12 +197,14 @@ PARALLEL_MIN_WORK = 400_000
 """Rows x features below which the serial kernel is used (a thread team costs more)."""
 
 
-def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts):
+def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts,
+                     sub_ptr, sub_idx, sub_sign, n_sub, use_ie):
     """Dispatch to the serial or the ``prange`` kernel by the size of the work (see impl)."""
-    work = rows.shape[0] * bins.shape[0] * (1 + disjoint.shape[0])
+    work = rows.shape[0] * bins.shape[0] * (1 + union_counts.shape[0])
     kernel = (_grow_candidates_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK
               else _grow_candidates_serial)
-    return kernel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts)
+    return kernel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts,
+                  sub_ptr, sub_idx, sub_sign, n_sub, use_ie)
 
 
 _grow_candidates.__doc__ = _grow_candidates_impl.__doc__
@@ -334,7 +368,7 @@ def _nll(counts_eval, counts_model):
 def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
                       l_split, log2_regret, nll_covered, regret_rules, model_next, total_m,
                       absolute):
-    """Eq. 3.20-3.25 for every candidate: ``L(D, M + S')``, ``r``, ``R`` and the local tests.
+    r"""Eq. 3.20-3.25 for every candidate: ``L(D, M + S')``, ``r``, ``R`` and the local tests.
 
     ``L(D, M + S')``: the instances M covers keep their groups except those the candidate
     joins (``delta``), the candidate codes the instances it adds with its own distribution,
