@@ -7,6 +7,9 @@ import numpy as np
 def grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, covers):
     """Every one-literal growth of a base rule, by masks (no histograms, no groups).
 
+    Growths that are empty, equal the base, or add no instance outside the rule set are
+    left out (their learning speed is undefined).
+
     ``covers`` (n, K) bool are the current rules' covers. Returns a dict keyed by
     (feature, new_lo, new_hi) with counts, uncovered counts and the data-bit change of
     the instances the rule set already covers (their distribution becomes the union of
@@ -21,10 +24,10 @@ def grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, covers):
             for a, e in ((lo[f], t), (t, hi[f])):
                 cand = base & (bins[f] >= a) & (bins[f] < e)
                 cov = int(cand.sum())
-                if cov == 0 or cov == len(rows):
+                unc = np.bincount(y[cand & ~covered_any], minlength=n_classes)
+                if cov == 0 or cov == len(rows) or unc.sum() == 0:
                     continue
                 counts = np.bincount(y[cand], minlength=n_classes)
-                unc = np.bincount(y[cand & ~covered_any], minlength=n_classes)
                 delta = 0.0
                 for i in np.flatnonzero(cand & covered_any):
                     rules = covers[i]

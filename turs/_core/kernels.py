@@ -71,6 +71,11 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     for g in range(G):
         for c in range(C):
             union_tot[g] += union_counts[g, c]
+    log_p_old = np.zeros((G, C))
+    for g in range(G):
+        for c in range(C):
+            if union_counts[g, c] > 0:
+                log_p_old[g, c] = math.log2(union_counts[g, c] / union_tot[g])
 
     for f in prange(d):
         nb = n_bins[f]
@@ -114,8 +119,32 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
         k_split[f] = bmax - bmin
         n_g = np.zeros((G, C))
         add = np.zeros(C)
-        inter = np.zeros(C)
-        sc = np.zeros((n_sub if use_ie else 0, C))
+        # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
+        # rules, by inclusion-exclusion over rule subsets (superset sums per bin)
+        cum_union = np.zeros((G if use_ie else 0, nb + 1, C))
+        if use_ie and G > 0:
+            sc = np.zeros((n_sub, C))
+            for b in range(nb):
+                for t2 in range(n_sub):
+                    for c in range(C):
+                        sc[t2, c] = 0.0
+                if b >= bmin and b <= bmax:
+                    for J in range(G):
+                        nj = 0
+                        for c in range(C):
+                            nj += cum_g[J, b + 1, c] - cum_g[J, b, c]
+                        if nj == 0:
+                            continue
+                        for s2 in range(sub_ptr[J], sub_ptr[J + 1]):
+                            for c in range(C):
+                                sc[sub_idx[s2], c] += cum_g[J, b + 1, c] - cum_g[J, b, c]
+                for g in range(G):
+                    for c in range(C):
+                        v = 0.0
+                        if b >= bmin and b <= bmax:
+                            for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
+                                v += sub_sign[s2] * sc[sub_idx[s2], c]
+                        cum_union[g, b + 1, c] = cum_union[g, b, c] + v
         for t in range(l + 1, h):
             for side in range(2):
                 if side == 0:
@@ -126,12 +155,16 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                     e = h
                 slot = f * S + 2 * (t - 1) + side
                 cov = 0
+                cov_unc = 0
                 for c in range(C):
                     v = cum_all[e, c] - cum_all[a, c]
                     counts[slot, c] = v
                     counts_unc[slot, c] = cum_unc[e, c] - cum_unc[a, c]
                     cov += v
-                if cov == 0 or cov == m:
+                    cov_unc += counts_unc[slot, c]
+                # a growth equal to its base, empty, or adding no instance outside M has no
+                # learning speed (Eq. 3.21 divides by the new coverage): not a candidate
+                if cov == 0 or cov == m or cov_unc == 0:
                     continue
                 valid[slot] = True
                 new_lo[slot] = a
@@ -141,20 +174,6 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                 for g in range(G):
                     for c in range(C):
                         n_g[g, c] = cum_g[g, e, c] - cum_g[g, a, c]
-                if use_ie:
-                    # superset sums: sc[T] = counts of the candidate in every group J >= T
-                    for t2 in range(n_sub):
-                        for c in range(C):
-                            sc[t2, c] = 0.0
-                    for J in range(G):
-                        nj = 0.0
-                        for c in range(C):
-                            nj += n_g[J, c]
-                        if nj == 0.0:
-                            continue
-                        for s2 in range(sub_ptr[J], sub_ptr[J + 1]):
-                            for c in range(C):
-                                sc[sub_idx[s2], c] += n_g[J, c]
                 delta = 0.0
                 for g in range(G):
                     ng_tot = 0.0
@@ -165,12 +184,7 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                     # counts of the candidate outside the union of group g's rules
                     if use_ie:
                         for c in range(C):
-                            inter[c] = 0.0
-                        for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
-                            for c in range(C):
-                                inter[c] += sub_sign[s2] * sc[sub_idx[s2], c]
-                        for c in range(C):
-                            add[c] = counts[slot, c] - inter[c]
+                            add[c] = counts[slot, c] - (cum_union[g, e, c] - cum_union[g, a, c])
                     else:
                         for c in range(C):
                             add[c] = counts_unc[slot, c]
@@ -183,9 +197,8 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                         add_tot += add[c]
                     for c in range(C):
                         if n_g[g, c] > 0:
-                            p_old = union_counts[g, c] / union_tot[g]
                             p_new = (union_counts[g, c] + add[c]) / (union_tot[g] + add_tot)
-                            delta += n_g[g, c] * (math.log2(p_old) - math.log2(p_new))
+                            delta += n_g[g, c] * (log_p_old[g, c] - math.log2(p_new))
                 delta_nll[slot] = delta
     return valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split
 
