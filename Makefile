@@ -78,12 +78,11 @@ figures/%: $(STAMP) FORCE
 	echo "$(RUN_NOTEBOOK) notebooks/$$best.py --profile $(PROFILE)"; \
 	$(RUN_NOTEBOOK) "notebooks/$$best.py" --profile $(PROFILE)
 
+# Speed benchmark (issue 3): fold 0 of the large datasets in fresh processes, the reference's
+# times beside ours, 1 vs 2 threads, and the scaling study -> figures/bench_speed.csv, scaling.png.
+BENCH_ARGS ?= --scaling --threads vehicle,pendigits,waveform
 bench: $(STAMP)
-	@if $(PY) -c "import turs.bench_speed" 2>/dev/null; then \
-	  $(PY) -m turs.bench_speed; \
-	else \
-	  echo "make bench: not implemented yet (issue 3)"; \
-	fi
+	$(PY) tools/bench_speed.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build

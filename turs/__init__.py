@@ -7,7 +7,8 @@ from .estimator import TURSClassifier
 from .mdl import MDLBreakdown, mdl_score
 from .rules import Condition, ElseRule, Rule
 from .trace import SearchTrace
+from ._warmup import warmup
 
 __all__ = ["TURSClassifier", "mdl_score", "MDLBreakdown", "Condition", "Rule", "ElseRule",
-           "SearchTrace"]
+           "SearchTrace", "warmup"]
 __version__ = "0.1.0"

@@ -1,0 +1,218 @@
+#!/usr/bin/env python
+"""Speed benchmark of TURS (issue 3): `make bench`.
+
+For each dataset, in a fresh process (so peak RSS and compile time are its own): load it with
+`turs.datasets.load`, take fold 0 of StratifiedKFold(5, shuffle=True, random_state=2), time
+`turs.warmup()` (JIT compile, or numba-cache load), then fit with the default (thesis)
+settings `--repeats` times and keep the median. The table (dataset, n, d, classes, fit s,
+compile s, peak RSS, MDL score, rules, literals, test ROC-AUC, the reference TURS2 fit s and
+MDL from ../shared/anchors and the ratios) is printed and saved to figures/bench_speed.csv.
+
+`--scaling` adds the scaling study: fit time against n on subsamples of magic and aloi and
+against the number of features on musk, plotted to figures/scaling.png.
+`--threads` compares 1 and 2 numba threads on the given datasets.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+ANCHORS = ROOT.parent / "shared" / "anchors" / "reference_turs2_runs.csv"
+DEFAULT = ["vehicle", "car", "chess", "mammography", "pendigits", "waveform", "magic", "avila",
+           "drybeans", "anuran", "aloi", "smtp", "optdigits", "musk", "satimage-2"]
+TARGETS = {"vehicle": 0.5, "car": 0.3, "chess": 0.5, "mammography": 0.6, "pendigits": 15.0,
+           "waveform": 15.0}
+ANCHOR_FILES = {"vehicle": "Vehicle", "car": "car", "chess": "chess", "mammography": "mammography.npz",
+                "pendigits": "pendigits", "waveform": "waveform", "iris": "iris", "wine": "wine",
+                "glass": "glass", "diabetes": "diabetes", "heartcleveland": "HeartCleveland",
+                "tic-tac-toe": "tic-tac-toe", "contracept": "contracept", "backnote": "backnote",
+                "ionosphere": "ionosphere", "wdbc": "WDBC.npz", "glass-2": "glass.npz",
+                "thyroid": "thyroid.npz", "vowels": "vowels.npz"}
+
+
+def one(name: str, repeats: int, n_sub: int | None, n_features: int | None) -> dict:
+    """Benchmark one dataset in this process; returns a JSON-able row."""
+    import resource
+
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+
+    t = time.perf_counter()
+    import turs
+    from turs.datasets import load
+
+    import_s = time.perf_counter() - t
+    compile_s = turs.warmup()
+    X, y = load(name)
+    yv = y.to_numpy()
+    if n_features is not None:
+        X = X.iloc[:, :n_features]
+    tr, te = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, yv))
+    if n_sub is not None and n_sub < len(tr):
+        tr = np.random.default_rng(0).choice(tr, size=n_sub, replace=False)
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        m = turs.TURSClassifier().fit(X.iloc[tr], yv[tr])
+        times.append(time.perf_counter() - t)
+    p = m.predict_proba(X.iloc[te])
+    if len(m.classes_) == 2:
+        auc = roc_auc_score(yv[te] == m.classes_[1], p[:, 1])
+    else:
+        auc = roc_auc_score(yv[te], p, multi_class="ovr", labels=m.classes_)
+    return {
+        "dataset": name, "n": int(len(tr)), "d": int(X.shape[1]), "classes": int(len(m.classes_)),
+        "fit_s": float(np.median(times)), "fit_s_all": [round(v, 3) for v in times],
+        "import_s": import_s, "compile_s": compile_s,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "mdl": m.mdl_score_, "rules": len(m.rules_), "literals": int(sum(len(r) for r in m.rules_)),
+        "auc": float(auc), "threads": os.environ.get("TURS_NUMBA_PARALLEL", "1"),
+    }
+
+
+def run_child(name, repeats, n_sub=None, n_features=None, threads=2, timeout=1800):
+    env = dict(os.environ, TURS_NUMBA_PARALLEL="1" if threads > 1 else "0")
+    cmd = [sys.executable, __file__, "--one", name, "--repeats", str(repeats)]
+    if n_sub:
+        cmd += ["--n-sub", str(n_sub)]
+    if n_features:
+        cmd += ["--n-features", str(n_features)]
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"dataset": name, "status": f"timeout after {timeout} s"}
+    if out.returncode != 0:
+        return {"dataset": name, "status": "error: " + out.stderr.strip().splitlines()[-1]}
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    row["status"] = "ok"
+    return row
+
+
+def reference(name):
+    import pandas as pd
+
+    if not ANCHORS.exists() or name not in ANCHOR_FILES:
+        return {}
+    ref = pd.read_csv(ANCHORS)
+    ref = ref[(ref.dataset == ANCHOR_FILES[name]) & (ref.fold == 0)]
+    for variant in ("cyaux", "cy5aux", "cy", "cy5", "py"):
+        r = ref[ref.variant == variant]
+        if len(r):
+            r = r.iloc[0]
+            return {"ref_variant": variant, "ref_fit_s": float(r.fit_seconds),
+                    "ref_mdl": float(r.total_cl_bits), "ref_auc": float(r.roc_auc_test)}
+    return {}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", default=",".join(DEFAULT))
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--out", default=str(ROOT / "figures" / "bench_speed.csv"))
+    ap.add_argument("--scaling", action="store_true", help="also run the scaling study")
+    ap.add_argument("--threads", default=None, help="datasets to time with 1 and 2 threads")
+    ap.add_argument("--timeout", type=int, default=1800)
+    ap.add_argument("--one", help=argparse.SUPPRESS)
+    ap.add_argument("--n-sub", type=int, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--n-features", type=int, default=None, help=argparse.SUPPRESS)
+    a = ap.parse_args(argv)
+    if a.one:
+        print(json.dumps(one(a.one, a.repeats, a.n_sub, a.n_features)))
+        return 0
+
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    if not os.environ.get("TURS_DATA_DIR"):
+        print("make bench needs the benchmark datasets: set TURS_DATA_DIR (see docs/datasets.md).")
+        return 2
+    out = Path(a.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    load_avg = os.getloadavg()
+    rows = []
+    for name in tqdm(a.datasets.split(","), desc="bench", unit="dataset"):
+        row = run_child(name, a.repeats, timeout=a.timeout)
+        row.update(reference(name))
+        if row.get("status") == "ok" and "ref_fit_s" in row:
+            row["speedup"] = row["ref_fit_s"] / row["fit_s"]
+            row["mdl_ratio"] = row["mdl"] / row["ref_mdl"]
+        if name in TARGETS:
+            row["target_s"] = TARGETS[name]
+        rows.append(row)
+        tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in row.items()
+                               if k != "fit_s_all"}))
+    table = pd.DataFrame(rows)
+    table["load_avg_at_start"] = round(load_avg[0], 2)
+    table.to_csv(out, index=False)
+    cols = [c for c in ["dataset", "n", "d", "classes", "fit_s", "target_s", "compile_s", "peak_rss_mb",
+                        "mdl", "rules", "literals", "auc", "ref_variant", "ref_fit_s", "speedup",
+                        "ref_mdl", "mdl_ratio", "status"] if c in table]
+    with pd.option_context("display.width", 200, "display.max_columns", 30):
+        print(table[cols].round(3).to_string(index=False))
+    print(f"saved {out}  (1-min load average at start: {load_avg[0]:.2f})")
+
+    if a.threads:
+        trows = []
+        for name in a.threads.split(","):
+            r1 = run_child(name, a.repeats, threads=1, timeout=a.timeout)
+            r2 = run_child(name, a.repeats, threads=2, timeout=a.timeout)
+            if r1.get("status") == "ok" and r2.get("status") == "ok":
+                trows.append({"dataset": name, "fit_s_1thread": r1["fit_s"], "fit_s_2threads": r2["fit_s"],
+                              "speedup": r1["fit_s"] / r2["fit_s"]})
+        tt = pd.DataFrame(trows)
+        tt.to_csv(out.with_name("bench_threads.csv"), index=False)
+        print(tt.round(3).to_string(index=False))
+
+    if a.scaling:
+        scaling(out.parent, a.timeout)
+    return 0
+
+
+def scaling(out_dir: Path, timeout: int):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import pandas as pd
+
+    rows = []
+    for name, sizes in (("magic", [1000, 2000, 4000, 8000, None]), ("aloi", [1000, 2000, 5000, 10000, 20000, None])):
+        for n in sizes:
+            r = run_child(name, 1, n_sub=n, timeout=timeout)
+            if r.get("status") == "ok":
+                rows.append({"study": "n", "dataset": name, "n": r["n"], "d": r["d"], "fit_s": r["fit_s"]})
+    for k in (10, 20, 40, 80, 166):
+        r = run_child("musk", 1, n_features=k, timeout=timeout)
+        if r.get("status") == "ok":
+            rows.append({"study": "d", "dataset": "musk", "n": r["n"], "d": r["d"], "fit_s": r["fit_s"]})
+    df = pd.DataFrame(rows)
+    df.to_csv(out_dir / "scaling.csv", index=False)
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    for name, g in df[df.study == "n"].groupby("dataset"):
+        axes[0].loglog(g.n, g.fit_s, "o-", label=name)
+    if len(df[df.study == "n"]):
+        n0 = df[df.study == "n"].n.min()
+        t0 = df[(df.study == "n") & (df.n == n0)].fit_s.min()
+        xs = sorted(df[df.study == "n"].n.unique())
+        axes[0].loglog(xs, [t0 * x / n0 for x in xs], "k:", label="linear in n")
+    axes[0].set(xlabel="training rows n (subsample of fold 0)", ylabel="fit seconds", title="fit time against n")
+    axes[0].legend()
+    g = df[df.study == "d"]
+    axes[1].plot(g.d, g.fit_s, "o-", label="musk")
+    axes[1].set(xlabel="number of features d (first d columns)", ylabel="fit seconds", title="fit time against d")
+    axes[1].legend()
+    fig.tight_layout()
+    fig.savefig(out_dir / "scaling.png", dpi=150)
+    print(df.round(3).to_string(index=False))
+    print(f"saved {out_dir / 'scaling.png'}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
