@@ -49,7 +49,7 @@ help:
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
-	$(PY) -m pip install -q -e '.[dev,notebooks]'
+	$(PY) -m pip install -q -e '.[dev,notebooks,explorer]'
 	touch $@
 
 install: $(STAMP)
