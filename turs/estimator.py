@@ -192,7 +192,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         if self.record_trace:
             self.trace_ = SearchTrace(searches, initial, len(y_codes), self.encoder_.names_,
                                       [_json_label(c) for c in self.classes_],
-                                      [list(c.cuts) for c in self.encoder_.columns_])
+                                      [list(c.cuts) for c in self.encoder_.columns_],
+                                      [c.kind for c in self.encoder_.columns_])
         return self
 
     def _to_threshold(self, j, a, b):

@@ -22,6 +22,7 @@ class SearchTrace:
     feature_names: list = field(default_factory=list)  # encoded column names
     classes: list = field(default_factory=list)
     cuts: list = field(default_factory=list)  # per encoded column
+    column_kinds: list = field(default_factory=list)  # "numeric" or "onehot" per encoded column
 
     def mdl_trajectory(self) -> pd.DataFrame:
         """Rule-set coverage and MDL score after each accepted rule (Fig. 3.6); row 0 is the empty set."""
@@ -39,7 +40,8 @@ class SearchTrace:
         df = pd.DataFrame(it[key])
         chosen = self.searches[rule_index]["chosen"]
         if len(df) and chosen is not None:
-            df["chosen"] = [c["literals"] == chosen["literals"] for c in it[key]]
+            target = sorted(map(tuple, chosen["literals"]))  # same literals, any order
+            df["chosen"] = [sorted(map(tuple, c["literals"])) == target for c in it[key]]
         return df
 
     @property
@@ -48,7 +50,8 @@ class SearchTrace:
 
     def to_dict(self) -> dict:
         return {"searches": self.searches, "initial_mdl": self.initial_mdl, "n_train": self.n_train,
-                "feature_names": self.feature_names, "classes": self.classes, "cuts": self.cuts}
+                "feature_names": self.feature_names, "classes": self.classes, "cuts": self.cuts,
+                "column_kinds": self.column_kinds}
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict())
@@ -56,7 +59,7 @@ class SearchTrace:
     @classmethod
     def from_dict(cls, d: dict) -> "SearchTrace":
         return cls(d["searches"], d["initial_mdl"], d["n_train"], d.get("feature_names", []),
-                   d.get("classes", []), d.get("cuts", []))
+                   d.get("classes", []), d.get("cuts", []), d.get("column_kinds", []))
 
     @classmethod
     def from_json(cls, s: str) -> "SearchTrace":
