@@ -33,7 +33,7 @@ RUN_NOTEBOOK = $(PY) tools/run_notebook.py
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench clean FORCE
+.PHONY: help install test reproduce bench clean competitors experiments compare FORCE
 
 help:
 	@echo "make targets:"
@@ -43,6 +43,9 @@ help:
 	@echo "  figures/NAME.EXT   rebuild one figure: runs the notebook whose file name is the longest prefix of NAME.EXT"
 	@echo "  build/notebooks/X.ipynb  execute notebooks/X.py"
 	@echo "  bench              speed benchmark"
+	@echo "  experiments        run the benchmark (PROFILE, ALGORITHMS=$(ALGORITHMS)) into RESULTS=$(RESULTS); resumable"
+	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
+	@echo "  competitors        install the competitor learners (Weka, Orange CN2, CLASSY, imodels) into $(VENV)"
 	@echo "  clean              remove build/ (executed notebooks, numba cache) and notebooks/*.ipynb"
 	@echo "variables: VENV=$(VENV) PROFILE=$(PROFILE) TURS_DATA_DIR=$(if $(TURS_DATA_DIR),$(TURS_DATA_DIR),(unset))"
 
@@ -53,6 +56,21 @@ $(STAMP): pyproject.toml
 	touch $@
 
 install: $(STAMP)
+
+# The competitor learners (Weka J48/JRip/OneR, Orange CN2, CLASSY, imodels): some need a
+# --no-deps install that keeps the core numpy/pandas/scikit-learn versions (see the script).
+competitors: $(STAMP)
+	VENV=$(VENV) bash .ci/install-competitors.sh
+
+# The benchmark harness (issue 4): resumable, one record per (dataset, fold, algorithm).
+ALGORITHMS ?= turs,cart
+RESULTS ?= results/$(PROFILE)
+BENCH_TIMEOUT ?= 600
+experiments: $(STAMP)
+	$(PY) -m turs.bench run --profile $(PROFILE) --algorithms $(ALGORITHMS) --timeout $(BENCH_TIMEOUT) --out $(RESULTS)
+	$(PY) -m turs.bench summarize --results $(RESULTS) --out $(RESULTS)/summary.csv
+compare: $(STAMP)
+	$(PY) -m turs.bench compare --results $(RESULTS) --out figures/turs_vs_thesis.csv
 
 test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
