@@ -1,0 +1,328 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Ablation beyond the thesis: the auxiliary beam
+#
+# Yang (2024), thesis §3.5.2 ("auxiliary beam"). Besides the main beam, ranked by the
+# learning-speed score (Eq. 3.21) on all the instances a rule covers, TURS keeps an
+# **auxiliary beam** ranked by a complementary score computed only on the instances the rule set
+# does not cover yet ($S \setminus M$), so that rules already in the rule set do not block new
+# ones. The thesis motivates it but has no ablation for it; this notebook adds one.
+#
+# **The study**: on every dataset and fold of the profile, fit TURS with the thesis settings
+# (benchmark algorithm `turs`) and without the auxiliary beam (`turs-noaux`,
+# `use_auxiliary_beam=False`), through the resumable benchmark harness (`turs.bench`, see
+# `docs/benchmark.md`); tasks that already have a record in `results_dir` are not rerun. We
+# compare two things per dataset, averaged over the folds:
+#
+# * the **test ROC-AUC** (higher is better), and
+# * the **MDL score** of the learned rule set on its training fold (Eq. 3.20, bits; lower is
+#   better), the quantity the search tries to minimise; it is the harness column `mdl_score`
+#   (the record's `extra`).
+#
+# **The reference implementation** (the authors' public TURS code, measured on this machine
+# type, `../shared/anchors/reference_turs2_runs.csv`) was run with the auxiliary beam on
+# (variant `cyaux`) and off (`cy`); its final MDL score per training fold (`total_cl_bits`) is
+# compared in the same way, as a separate panel and table. It is skipped when the file is absent.
+
+# %% tags=["parameters"]
+profile = "quick"  # benchmark profile: "quick" (5 bundled datasets) or "paper" (30 thesis datasets)
+results_dir = None  # harness records (resumable); None: <repo>/results/<profile>
+out_dir = None  # where the figure and tables go; None: <repo>/figures
+folds = None  # folds to use, e.g. "0,1" or [0, 1]; None: the profile's (all 5)
+datasets = None  # datasets to use, e.g. "sklearn-iris,sklearn-wine"; None: the profile's
+n_jobs = 2  # worker processes of the harness
+timeout = 600  # seconds per task before the harness kills it (recorded as "timeout")
+reference_csv = None  # the reference implementation's runs; None: <repo>/../shared/anchors/reference_turs2_runs.csv; "": skip
+
+# %%
+import os
+import time
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from IPython.display import Image, display  # noqa: E402
+
+import turs  # noqa: E402
+from turs.bench import get_profile, make_tasks, run, summarize  # noqa: E402
+from turs.datasets import REGISTRY  # noqa: E402
+
+
+def find_repo_root() -> Path:
+    """The repository root: the first folder holding the `turs` pyproject.toml.
+
+    Looked for above the installed (editable) `turs` package first, then above the current
+    directory (papermill starts the kernel in the repository root), never taken on trust.
+    """
+    starts = [Path(turs.__file__).resolve().parent, Path.cwd().resolve()]
+    for start in starts:
+        for folder in (start, *start.parents):
+            pyproject = folder / "pyproject.toml"
+            if pyproject.is_file() and 'name = "turs"' in pyproject.read_text(encoding="utf-8"):
+                return folder
+    raise FileNotFoundError(
+        "Cannot find the turs repository (a pyproject.toml with name = \"turs\") above "
+        f"{starts[0]} or {starts[1]}. Pass out_dir and results_dir explicitly."
+    )
+
+
+def as_list(value, default, cast):
+    """A parameter given as None (-> default), "a,b", a single value or a list/tuple, as a list."""
+    if value is None:
+        return list(default)
+    if isinstance(value, str):  # "0,1"; papermill passes a tuple such as (0, 1) as the text "(0, 1)"
+        parts = (v.strip().strip("'\"") for v in value.strip("()[] ").split(","))
+        return [cast(v) for v in parts if v]
+    if isinstance(value, (list, tuple)):
+        return [cast(v) for v in value]
+    return [cast(value)]
+
+
+REPO = find_repo_root()
+PROFILE = get_profile(profile)
+OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
+RESULTS = Path(results_dir).resolve() if results_dir is not None else REPO / "results" / profile
+OUT.mkdir(parents=True, exist_ok=True)
+FOLDS = as_list(folds, PROFILE.folds, int)
+DATASETS = as_list(datasets, PROFILE.datasets, str)
+# The thesis datasets live outside the repository (docs/datasets.md); as the Makefile does, use
+# ../shared/datasets when TURS_DATA_DIR is not set. The harness' worker processes inherit it.
+shared_data = REPO.parent / "shared" / "datasets"
+if "TURS_DATA_DIR" not in os.environ and shared_data.is_dir():
+    os.environ["TURS_DATA_DIR"] = str(shared_data)
+print(f"repository: {REPO}\nresults:    {RESULTS}\nwriting to: {OUT}")
+print(f"profile {profile!r}: {len(DATASETS)} dataset(s), folds {FOLDS}")
+
+# %% [markdown]
+# ## Run the missing tasks
+
+# %%
+AUX, NOAUX = "turs", "turs-noaux"
+tasks = make_tasks(DATASETS, [AUX, NOAUX], folds=FOLDS)
+start = time.perf_counter()
+with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a text bar; no need to warn
+    warnings.simplefilter("ignore")
+    result = run(tasks, RESULTS, n_jobs=n_jobs, timeout=timeout)
+print(f"{len(tasks)} tasks: {len(result.ran)} run now, {len(result.skipped)} already had a record "
+      f"({time.perf_counter() - start:.1f} s)")
+
+# %% [markdown]
+# ## Per-dataset ROC-AUC and MDL score with and without the auxiliary beam
+#
+# From the harness summary (`turs.bench.summarize`) of these tasks' records (default settings).
+# A fold counts only when both algorithms finished it (`status == "ok"`). Differences are
+# *with − without* the auxiliary beam: `auc_diff > 0` means the auxiliary beam raised the test
+# ROC-AUC, `mdl_diff < 0` that it found a rule set with a lower (better) MDL score;
+# `mdl_diff_pct` is `mdl_diff` in percent of the score without it.
+
+# %%
+frame = summarize(result.records)  # the records of exactly these tasks
+frame = frame[frame["dataset"].isin(DATASETS) & frame["fold"].isin(FOLDS)
+              & frame["algorithm"].isin([AUX, NOAUX]) & (frame["settings"] == "{}")]
+not_ok = frame[frame["status"] != "ok"]
+if len(not_ok):
+    print(f"{len(not_ok)} task(s) did not finish and are left out:")
+    print(not_ok[["dataset", "fold", "algorithm", "status", "message"]].to_string(index=False))
+ok = frame[frame["status"] == "ok"].copy()
+ok["mdl_score"] = pd.to_numeric(ok["mdl_score"], errors="coerce")
+wide = ok.pivot_table(index=["dataset", "fold"], columns="algorithm", values=["roc_auc", "mdl_score", "n_rules"])
+wide = wide.dropna(subset=[("roc_auc", AUX), ("roc_auc", NOAUX), ("mdl_score", AUX), ("mdl_score", NOAUX)])
+means = wide.groupby("dataset").mean()
+table = pd.DataFrame({
+    "n_folds": wide.groupby("dataset").size(),
+    "auc_aux": means[("roc_auc", AUX)],
+    "auc_noaux": means[("roc_auc", NOAUX)],
+    "mdl_aux": means[("mdl_score", AUX)],
+    "mdl_noaux": means[("mdl_score", NOAUX)],
+    "n_rules_aux": means[("n_rules", AUX)],
+    "n_rules_noaux": means[("n_rules", NOAUX)],
+})
+table["auc_diff"] = table["auc_aux"] - table["auc_noaux"]
+table["mdl_diff"] = table["mdl_aux"] - table["mdl_noaux"]
+table["mdl_diff_pct"] = 100 * table["mdl_diff"] / table["mdl_noaux"]
+table["aux_raises_auc"] = table["auc_diff"] > 0
+table["aux_lowers_mdl"] = table["mdl_diff"] < 0
+table = table.sort_values(["mdl_diff_pct", "auc_diff"], kind="stable").reset_index()
+table.to_csv(OUT / "ablation_auxiliary_beam.csv", index=False)
+table
+
+# %% [markdown]
+# ## The reference implementation: `cyaux` (auxiliary beam on) vs `cy` (off)
+#
+# Reference dataset names are mapped to ours through the data registry (`HeartCleveland` ->
+# `heartcleveland`; an ADBench file `glass.npz` -> `glass-2`). Where a dataset was rerun with all
+# five folds (variants `cy5aux`/`cy5`), those runs are used. Only folds finished by both
+# variants count; MDL score = `total_cl_bits` (data + model code length, bits, training fold).
+
+# %%
+def registry_name(reference_name: str) -> str | None:
+    """Our dataset name of a reference-run dataset name (None if it is not a thesis dataset)."""
+    stem, collection = (reference_name[:-4], "adbench") if reference_name.endswith(".npz") else (reference_name, "uci")
+    for info in REGISTRY.values():
+        if info.collection == collection and Path(info.file).stem.lower() == stem.lower():
+            return info.name
+    return None
+
+
+ref_path = None
+if reference_csv is None:
+    candidate = REPO.parent / "shared" / "anchors" / "reference_turs2_runs.csv"
+    ref_path = candidate if candidate.is_file() else None
+elif reference_csv:
+    ref_path = Path(reference_csv).resolve()
+    if not ref_path.is_file():
+        print(f"{ref_path} does not exist; the reference comparison is skipped.")
+        ref_path = None
+
+reference = pd.DataFrame()
+if ref_path is not None:
+    runs = pd.read_csv(ref_path)
+    runs = runs[(runs["status"] == "ok") & runs["variant"].isin(["cy", "cyaux", "cy5", "cy5aux"])].copy()
+    runs["aux"] = runs["variant"].str.endswith("aux")
+    runs["five"] = runs["variant"].str.startswith("cy5")
+    rows = []
+    for name, runs_d in runs.groupby("dataset"):
+        if runs_d["five"].all() or (runs_d.loc[runs_d["five"], "aux"].nunique() == 2):
+            runs_d = runs_d[runs_d["five"]]  # the complete 5-fold rerun of both variants
+        else:
+            runs_d = runs_d[~runs_d["five"]]
+        pair = runs_d.pivot_table(index="fold", columns="aux", values=["total_cl_bits", "roc_auc_test"]).dropna()
+        if pair.empty or pair["total_cl_bits"].shape[1] < 2:
+            continue  # only one variant finished (e.g. pendigits, waveform)
+        m = pair.mean()
+        rows.append({
+            "dataset": registry_name(name) or name, "reference_name": name,
+            "variants": "/".join(sorted(runs_d["variant"].unique())), "n_folds": len(pair),
+            "mdl_aux": m[("total_cl_bits", True)], "mdl_noaux": m[("total_cl_bits", False)],
+            "auc_aux": m[("roc_auc_test", True)], "auc_noaux": m[("roc_auc_test", False)],
+        })
+    reference = pd.DataFrame(rows)
+    reference["mdl_diff"] = reference["mdl_aux"] - reference["mdl_noaux"]
+    reference["mdl_diff_pct"] = 100 * reference["mdl_diff"] / reference["mdl_noaux"]
+    reference["auc_diff"] = reference["auc_aux"] - reference["auc_noaux"]
+    ours_pct = table.set_index("dataset")["mdl_diff_pct"]
+    reference["ours_mdl_diff_pct"] = reference["dataset"].map(ours_pct)  # on the datasets we ran too
+    reference = reference.sort_values(["mdl_diff_pct", "dataset"], kind="stable").reset_index(drop=True)
+    reference.to_csv(OUT / "ablation_auxiliary_beam_reference.csv", index=False)
+    print(f"reference runs: {ref_path}")
+else:
+    print("No reference runs (../shared/anchors/reference_turs2_runs.csv); that comparison is skipped.")
+reference
+
+# %%
+def count(diff: pd.Series, better) -> tuple[int, int, int]:
+    """(better, worse, equal) datasets; `better` is np.less or np.greater against 0."""
+    b = int(better(diff, 0).sum())
+    e = int((diff.abs() < 1e-9).sum())
+    return b, len(diff) - b - e, e
+
+
+n = len(table)
+if n:
+    mdl_b, mdl_w, mdl_e = count(table["mdl_diff"], np.less)
+    auc_b, auc_w, auc_e = count(table["auc_diff"], np.greater)
+    summary = (
+        f"With the auxiliary beam the mean training MDL score is lower on {mdl_b} of {n} datasets, "
+        f"higher on {mdl_w} and equal on {mdl_e} (mean change {table['mdl_diff_pct'].mean():+.2f}%, "
+        f"median {table['mdl_diff_pct'].median():+.2f}%); the mean test ROC-AUC is higher on {auc_b} of {n}, "
+        f"lower on {auc_w} and equal on {auc_e} (mean difference {table['auc_diff'].mean():+.4f}). "
+        f"Profile {profile!r}, {int(table['n_folds'].sum())} paired folds."
+    )
+else:
+    summary = "No dataset has a fold finished by both algorithms."
+if len(reference):
+    r = len(reference)
+    ref_b, ref_w, ref_e = count(reference["mdl_diff"], np.less)
+    rauc_b, rauc_w, rauc_e = count(reference["auc_diff"], np.greater)
+    summary += (
+        f" In the reference implementation (cyaux vs cy) the auxiliary beam lowers the MDL score on "
+        f"{ref_b} of {r} datasets, raises it on {ref_w} and leaves it equal on {ref_e} "
+        f"(mean change {reference['mdl_diff_pct'].mean():+.2f}%); it raises the test ROC-AUC on {rauc_b} of {r}, "
+        f"lowers it on {rauc_w} and leaves it equal on {rauc_e}."
+    )
+    both = reference.dropna(subset=["ours_mdl_diff_pct"])
+    if len(both):
+        same = int((np.sign(both["ours_mdl_diff_pct"].round(9)) == np.sign(both["mdl_diff_pct"].round(9))).sum())
+        summary += f" On the {len(both)} dataset(s) in both, the sign of the MDL change agrees on {same}."
+print(summary)
+_ = (OUT / "ablation_auxiliary_beam_summary.txt").write_text(summary + "\n", encoding="utf-8")
+
+# %% [markdown]
+# ## Figure
+#
+# Left and middle: our implementation, datasets sorted by the relative MDL change (largest
+# decrease on top); bars to the
+# right of zero in the left panel and to the left of zero in the middle panel favour the
+# auxiliary beam. Right (when the reference runs are there): the same MDL change for the
+# reference implementation, with ours as a black dot on the datasets we ran too.
+
+# %%
+panels = 3 if len(reference) else 2
+height = max(3.5, 0.3 * max(n, len(reference)) + 1.6)
+fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels + 1.2, height), squeeze=False)
+axes = axes[0]
+y = np.arange(n)
+
+
+def bars(ax, values, labels, title, xlabel, good):
+    colours = ["tab:green" if g else ("tab:red" if v != 0 else "0.6") for v, g in zip(values, good)]
+    ax.barh(np.arange(len(values)), values, color=colours, height=0.7)
+    ax.axvline(0.0, color="black", linewidth=0.8)
+    ax.use_sticky_edges = False  # leave room on both sides of zero even when all bars share a sign
+    ax.margins(x=0.08)
+    ax.set_yticks(np.arange(len(values)))
+    ax.set_yticklabels(labels, fontsize=9)
+    ax.set_ylim(len(values) - 0.4, -0.6)  # the first row of the table on top
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel(xlabel)
+    ax.grid(axis="x", alpha=0.3)
+
+
+bars(axes[0], table["auc_diff"], table["dataset"],
+     f"test ROC-AUC: higher on {int(table['aux_raises_auc'].sum())} of {n}",
+     "ROC-AUC with − without aux beam", table["aux_raises_auc"])
+bars(axes[1], table["mdl_diff_pct"], table["dataset"],
+     f"training MDL score: lower on {int(table['aux_lowers_mdl'].sum())} of {n}",
+     "MDL score with − without aux beam (%)", table["aux_lowers_mdl"])
+axes[1].tick_params(labelleft=False)
+if len(reference):
+    ax = axes[2]
+    bars(ax, reference["mdl_diff_pct"], reference["dataset"],
+         f"reference (cyaux vs cy) MDL: lower on {int((reference['mdl_diff'] < 0).sum())} of {len(reference)}",
+         "total_cl_bits with − without aux beam (%)", reference["mdl_diff"] < 0)
+    has = reference["ours_mdl_diff_pct"].notna()
+    if has.any():
+        ax.scatter(reference.loc[has, "ours_mdl_diff_pct"], np.flatnonzero(has), color="black", s=14,
+                   zorder=3, label="ours")
+        ax.legend(loc="best", fontsize=8)
+fig.suptitle(f"Auxiliary beam on vs off (profile {profile!r}; green: the auxiliary beam is better)", fontsize=11)
+fig.tight_layout()
+fig.savefig(OUT / "ablation_auxiliary_beam.png", dpi=150)
+fig.savefig(OUT / "ablation_auxiliary_beam.pdf", dpi=150)
+plt.close(fig)
+display(Image(filename=str(OUT / "ablation_auxiliary_beam.png")))
+
+# %%
+written = ["ablation_auxiliary_beam.csv", "ablation_auxiliary_beam_summary.txt",
+           "ablation_auxiliary_beam.png", "ablation_auxiliary_beam.pdf"]
+if len(reference):
+    written.insert(1, "ablation_auxiliary_beam_reference.csv")
+print("written:", *(str(OUT / f) for f in written), sep="\n  ")

@@ -1,0 +1,204 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Figure 3.5: ablation of the diverse-patience beam search
+#
+# Yang (2024), thesis §3.6.6 ("Ablation study 1: diverse patience beam search").
+#
+# When TURS grows a rule, its beam keeps the best growth candidates **per coverage-ratio
+# bucket** (how much of its parent rule's coverage a candidate keeps, §3.5.2): some "patient"
+# candidates that shrink the coverage a little, some "greedy" ones that shrink it a lot. The
+# ablation replaces this with a plain beam, the top-$W$ candidates by the learning-speed score
+# (Eq. 3.21) whatever their coverage, in both the main and the auxiliary beam.
+#
+# **The study**: on every dataset and fold of the profile, fit TURS with the thesis settings
+# (benchmark algorithm `turs`) and without diverse patience (`turs-nopatience`,
+# `use_patience=False`), through the resumable benchmark harness (`turs.bench`, see
+# `docs/benchmark.md`): tasks that already have a record in `results_dir` are not rerun.
+#
+# **Figure 3.5**: per dataset, the mean test ROC-AUC over the folds *with* minus *without*
+# diverse patience, datasets sorted by that difference. The thesis reports that diverse patience
+# improves the ROC-AUC on 25 of its 31 datasets.
+
+# %% tags=["parameters"]
+profile = "quick"  # benchmark profile: "quick" (5 bundled datasets) or "paper" (30 thesis datasets)
+results_dir = None  # harness records (resumable); None: <repo>/results/<profile>
+out_dir = None  # where the figure and table go; None: <repo>/figures
+folds = None  # folds to use, e.g. "0,1" or [0, 1]; None: the profile's (all 5)
+datasets = None  # datasets to use, e.g. "sklearn-iris,sklearn-wine"; None: the profile's
+n_jobs = 2  # worker processes of the harness
+timeout = 600  # seconds per task before the harness kills it (recorded as "timeout")
+
+# %%
+import os
+import time
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from IPython.display import Image, display  # noqa: E402
+
+import turs  # noqa: E402
+from turs.bench import get_profile, make_tasks, run, summarize  # noqa: E402
+
+
+def find_repo_root() -> Path:
+    """The repository root: the first folder holding the `turs` pyproject.toml.
+
+    Looked for above the installed (editable) `turs` package first, then above the current
+    directory (papermill starts the kernel in the repository root), never taken on trust.
+    """
+    starts = [Path(turs.__file__).resolve().parent, Path.cwd().resolve()]
+    for start in starts:
+        for folder in (start, *start.parents):
+            pyproject = folder / "pyproject.toml"
+            if pyproject.is_file() and 'name = "turs"' in pyproject.read_text(encoding="utf-8"):
+                return folder
+    raise FileNotFoundError(
+        "Cannot find the turs repository (a pyproject.toml with name = \"turs\") above "
+        f"{starts[0]} or {starts[1]}. Pass out_dir and results_dir explicitly."
+    )
+
+
+def as_list(value, default, cast):
+    """A parameter given as None (-> default), "a,b", a single value or a list/tuple, as a list."""
+    if value is None:
+        return list(default)
+    if isinstance(value, str):  # "0,1"; papermill passes a tuple such as (0, 1) as the text "(0, 1)"
+        parts = (v.strip().strip("'\"") for v in value.strip("()[] ").split(","))
+        return [cast(v) for v in parts if v]
+    if isinstance(value, (list, tuple)):
+        return [cast(v) for v in value]
+    return [cast(value)]
+
+
+REPO = find_repo_root()
+PROFILE = get_profile(profile)
+OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
+RESULTS = Path(results_dir).resolve() if results_dir is not None else REPO / "results" / profile
+OUT.mkdir(parents=True, exist_ok=True)
+FOLDS = as_list(folds, PROFILE.folds, int)
+DATASETS = as_list(datasets, PROFILE.datasets, str)
+# The thesis datasets live outside the repository (docs/datasets.md); as the Makefile does, use
+# ../shared/datasets when TURS_DATA_DIR is not set. The harness' worker processes inherit it.
+shared_data = REPO.parent / "shared" / "datasets"
+if "TURS_DATA_DIR" not in os.environ and shared_data.is_dir():
+    os.environ["TURS_DATA_DIR"] = str(shared_data)
+print(f"repository: {REPO}\nresults:    {RESULTS}\nwriting to: {OUT}")
+print(f"profile {profile!r}: {len(DATASETS)} dataset(s), folds {FOLDS}")
+
+# %% [markdown]
+# ## Run the missing tasks
+#
+# One task per (dataset, fold, algorithm); finished tasks are skipped, so rerunning the notebook
+# (or running it after `make experiments ALGORITHMS=turs,turs-nopatience`) costs nothing.
+
+# %%
+WITH, WITHOUT = "turs", "turs-nopatience"
+tasks = make_tasks(DATASETS, [WITH, WITHOUT], folds=FOLDS)
+start = time.perf_counter()
+with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a text bar; no need to warn
+    warnings.simplefilter("ignore")
+    result = run(tasks, RESULTS, n_jobs=n_jobs, timeout=timeout)
+print(f"{len(tasks)} tasks: {len(result.ran)} run now, {len(result.skipped)} already had a record "
+      f"({time.perf_counter() - start:.1f} s)")
+
+# %% [markdown]
+# ## Per-dataset ROC-AUC with and without diverse patience
+#
+# From the harness summary (`turs.bench.summarize`) of these tasks' records (default
+# settings). A fold counts only when both algorithms finished it (`status == "ok"`), so the two
+# means are over the same folds. `auc_diff` = mean AUC with − mean AUC without; `helps` is
+# `auc_diff > 0`.
+
+# %%
+frame = summarize(result.records)  # the records of exactly these tasks
+frame = frame[frame["dataset"].isin(DATASETS) & frame["fold"].isin(FOLDS)
+              & frame["algorithm"].isin([WITH, WITHOUT]) & (frame["settings"] == "{}")]
+not_ok = frame[frame["status"] != "ok"]
+if len(not_ok):
+    print(f"{len(not_ok)} task(s) did not finish and are left out:")
+    print(not_ok[["dataset", "fold", "algorithm", "status", "message"]].to_string(index=False))
+auc = frame[frame["status"] == "ok"].pivot_table(index=["dataset", "fold"], columns="algorithm", values="roc_auc")
+auc = auc.reindex(columns=[WITH, WITHOUT]).dropna()  # paired folds only
+auc["diff"] = auc[WITH] - auc[WITHOUT]
+
+grouped = auc.groupby("dataset")
+table = pd.DataFrame({
+    "n_folds": grouped.size(),
+    "auc_with_patience": grouped[WITH].mean(),
+    "auc_without_patience": grouped[WITHOUT].mean(),
+})
+table["auc_diff"] = table["auc_with_patience"] - table["auc_without_patience"]
+table["folds_better"] = grouped["diff"].apply(lambda d: int((d > 0).sum()))
+table["folds_worse"] = grouped["diff"].apply(lambda d: int((d < 0).sum()))
+table["helps"] = table["auc_diff"] > 0
+table = table.sort_values(["auc_diff", "auc_with_patience"], kind="stable").reset_index()
+table.to_csv(OUT / "fig3_5_diverse_patience.csv", index=False)
+table
+
+# %%
+THESIS_HELPS, THESIS_N = 25, 31  # thesis §3.6.6: "better on 25 out of 31 datasets"
+n = len(table)
+helps = int(table["helps"].sum())
+hurts = int((table["auc_diff"] < 0).sum())
+ties = n - helps - hurts
+best, worst = table.iloc[-1], table.iloc[0]
+summary = (
+    f"With diverse patience the mean test ROC-AUC is higher on {helps} of {n} datasets "
+    f"({100 * helps / n:.0f}%), lower on {hurts} and equal on {ties}; "
+    f"the thesis reports higher on {THESIS_HELPS} of {THESIS_N} ({100 * THESIS_HELPS / THESIS_N:.0f}%). "
+    f"Mean difference (with - without) {table['auc_diff'].mean():+.4f}, median {table['auc_diff'].median():+.4f}; "
+    f"largest gain {best['auc_diff']:+.4f} on {best['dataset']}, largest loss {worst['auc_diff']:+.4f} on {worst['dataset']}. "
+    f"Profile {profile!r}, {int(table['n_folds'].sum())} paired folds."
+) if n else "No dataset has a fold finished by both algorithms."
+print(summary)
+_ = (OUT / "fig3_5_diverse_patience_summary.txt").write_text(summary + "\n", encoding="utf-8")
+
+# %% [markdown]
+# ## Figure 3.5
+#
+# The orange points and curve are the per-dataset differences of the mean ROC-AUC (as in the
+# thesis); the small grey dots are the per-fold differences. Above zero, diverse patience helps.
+
+# %%
+fig, ax = plt.subplots(figsize=(max(6.4, 0.32 * n + 2.5), 4.4))
+x = np.arange(n)
+position = dict(zip(table["dataset"], x))
+per_fold = auc.reset_index()
+ax.scatter(per_fold["dataset"].map(position), per_fold["diff"], s=10, color="0.6", zorder=2,
+           label="single fold")
+ax.plot(x, table["auc_diff"], color="tab:orange", marker="o", linewidth=1.5, zorder=3,
+        label="mean over folds")
+ax.axhline(0.0, color="black", linewidth=0.8)
+ax.set_xticks(x)
+ax.set_xticklabels(table["dataset"], rotation=60, ha="right")
+ax.set_xlim(-0.6, n - 0.4)
+ax.set_ylabel("ROC-AUC with − without diverse patience")
+ax.set_title(f"Diverse patience helps on {helps} of {n} datasets (thesis: {THESIS_HELPS} of {THESIS_N})")
+ax.grid(axis="y", alpha=0.3)
+ax.legend(loc="best", fontsize=9)
+fig.tight_layout()
+fig.savefig(OUT / "fig3_5_diverse_patience.png", dpi=150)
+fig.savefig(OUT / "fig3_5_diverse_patience.pdf", dpi=150)
+plt.close(fig)
+display(Image(filename=str(OUT / "fig3_5_diverse_patience.png")))
+
+# %%
+print("written:", *(str(OUT / f) for f in ("fig3_5_diverse_patience.csv", "fig3_5_diverse_patience_summary.txt",
+                                            "fig3_5_diverse_patience.png", "fig3_5_diverse_patience.pdf")), sep="\n  ")
