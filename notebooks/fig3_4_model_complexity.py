@@ -1,0 +1,165 @@
+# ---
+# jupyter:
+#   jupytext:
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # Figure 3.4 and Table 3.5: model complexity
+#
+# Yang (2024), thesis §3.6.5. Complexity is the **total number of literals** of a model: the sum
+# of its rule lengths (a tree: of its root-to-leaf path lengths; the default/else rule counts 0).
+#
+# * **Table 3.5**: mean total literals over the folds. A model whose mean ROC-AUC is more than
+#   0.1 below TURS' on that dataset is "substantially worse" and shown in small font; the
+#   smallest count among the others is in **bold**.
+# * **Figure 3.4**: per dataset and algorithm, the **comparative complexity** = the smallest total
+#   literals on that dataset (among the models not substantially worse) divided by the model's
+#   own; 1 is the simplest model, larger is simpler. ECDF over the datasets per algorithm,
+#   excluding the substantially worse models; curves to the bottom right are simpler. The thesis
+#   finds TURS "at the most bottom-right, dominating the other competitors", and the simplest
+#   model on 13 of 31 datasets.
+#
+# Left panel: ours; right panel: the same computation on the thesis' Tables 3.3 and 3.5.
+
+# %% tags=["parameters"]
+profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
+algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
+folds = None  # e.g. "0,1"; None: the profile's 5 folds
+results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
+out_dir = None  # where figures and tables go; None: <repo>/figures
+n_jobs = 2  # worker processes for the tasks still missing
+
+# %%
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+from IPython.display import Image, Markdown, display  # noqa: E402
+
+from turs.reproduce import (  # noqa: E402
+    failures, get_results, label, markdown, mean_table, repo_root, save_figure, thesis_table,
+)
+
+warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
+REPO = repo_root()
+OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
+OUT.mkdir(parents=True, exist_ok=True)
+frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
+ALGOS = [label(a) for a in frame.attrs["algorithms"]]
+QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
+print(f"repository: {REPO}\nresults: {frame.attrs['results_dir']}\nwriting to: {OUT}")
+print(f"{len(frame)} task records: {frame['status'].value_counts().to_dict()}")
+failures(frame)
+
+# %%
+EXCLUDE_BELOW = 0.1  # AUC more than this below TURS' -> "substantially worse"
+
+
+def complexity(aucs: pd.DataFrame, lits: pd.DataFrame):
+    """(kept, comparative score): kept is False for the models > 0.1 AUC below TURS (or without
+    results); score = min kept literals of the dataset / own literals (NaN where not kept)."""
+    aucs = aucs.reindex(index=lits.index, columns=lits.columns)
+    kept = aucs.ge(aucs["TURS"] - EXCLUDE_BELOW, axis=0) & lits.notna()
+    smallest = lits.where(kept).min(axis=1)
+    score = pd.DataFrame(np.where(lits > 0, smallest.to_numpy()[:, None] / lits.where(lits > 0), 1.0),
+                         index=lits.index, columns=lits.columns).where(kept)
+    return kept, score
+
+
+literals = mean_table(frame, "n_literals")
+auc = mean_table(frame, "roc_auc")
+kept, score = complexity(auc, literals)
+th_auc, th_lits = thesis_table("table3_3_roc_auc"), thesis_table("table3_5_total_literals")
+th_kept, th_score = complexity(th_auc, th_lits)
+
+table = literals.copy()
+for alg in literals.columns:
+    table[f"{alg}_substantially_worse"] = ~kept[alg] & literals[alg].notna()
+table.to_csv(OUT / "table3_5_total_literals.csv")
+score.to_csv(OUT / "fig3_4_model_complexity.csv")
+
+
+def show(lits: pd.DataFrame, keep: pd.DataFrame, title: str):
+    smallest = lits.where(keep).min(axis=1)
+    cells = lits.apply(lambda col: col.map(lambda v: "—" if pd.isna(v) else f"{v:.1f}"))
+    for alg in lits.columns:
+        for ds in lits.index:
+            if pd.isna(lits.loc[ds, alg]):
+                continue
+            if not keep.loc[ds, alg]:
+                cells.loc[ds, alg] = f"<small>{cells.loc[ds, alg]}</small>"
+            elif lits.loc[ds, alg] == smallest[ds]:
+                cells.loc[ds, alg] = f"**{cells.loc[ds, alg]}**"
+    display(Markdown(f"**{title}** (small: ROC-AUC more than {EXCLUDE_BELOW} below TURS'; bold: "
+                     "fewest literals among the others)\n\n" + markdown(cells)))
+
+
+show(literals, kept, f"Table 3.5, ours ({profile} profile{': bundled data' if QUICK else ''})")
+show(th_lits, th_kept, "Table 3.5, thesis")
+
+
+# %%
+def ecdf(ax, scores: pd.DataFrame, title: str):
+    colors = plt.get_cmap("tab10")
+    for i, alg in enumerate(scores.columns):
+        v = np.sort(scores[alg].dropna().to_numpy())
+        turs = alg == "TURS"
+        if len(v) == 0:
+            ax.plot([], [], color=colors(i), label=f"{alg} (—)")
+            continue
+        y = np.arange(1, len(v) + 1) / len(v)
+        ax.step(np.concatenate([[0], v, [1]]), np.concatenate([[0], y, [1]]), where="post",
+                linewidth=3.2 if turs else 1.4, color="black" if turs else colors(i),
+                label=f"{alg} (n={len(v)})", zorder=3 if turs else 2)
+    ax.set_xlabel("comparative complexity (fewest literals / own literals)")
+    ax.set_title(title)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="upper left")
+
+
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), sharey=True)
+ecdf(axes[0], score, f"ours ({profile} profile{': bundled data' if QUICK else ''})")
+ecdf(axes[1], th_score, "thesis (Tables 3.3 + 3.5)")
+axes[0].set_ylabel("ECDF over datasets")
+fig.suptitle(f"Figure 3.4: comparative model complexity (models > {EXCLUDE_BELOW} AUC below TURS excluded)")
+fig.tight_layout()
+save_figure(fig, OUT, "fig3_4_model_complexity")
+plt.close(fig)
+display(Image(filename=str(OUT / "fig3_4_model_complexity.png")))
+
+
+# %%
+def describe(lits, keep, scores, who):
+    smallest = lits.where(keep).min(axis=1)
+    has = lits["TURS"].notna()
+    simplest = int((lits["TURS"][has] == smallest[has]).sum())
+    med = scores.median().dropna().sort_values(ascending=False)
+    return (f"{who}: TURS is the simplest model (not substantially worse) on {simplest} of {int(has.sum())} "
+            f"datasets; median comparative complexity " + ", ".join(f"{a} {v:.2f}" for a, v in med.items()))
+
+
+summary = (describe(literals, kept, score, f"Ours ({profile} profile)") + ". "
+           + describe(th_lits, th_kept, th_score, "Thesis") + ". "
+           + ("As in the thesis, TURS has the largest median score (simplest models)."
+              if score.median().idxmax() == "TURS" else
+              f"Unlike the thesis, {score.median().idxmax()} has a larger median score than TURS here."))
+excluded = [(ds, a) for ds in kept.index for a in kept.columns if not kept.loc[ds, a] and pd.notna(literals.loc[ds, a])]
+if excluded:
+    summary += " Excluded as substantially worse: " + ", ".join(f"{a} on {ds}" for ds, a in excluded) + "."
+missing = failures(frame)
+if len(missing):
+    summary += " Missing: " + "; ".join(f"{label(r.algorithm)} on {r.dataset} ({r.status})" for r in missing.itertuples()) + "."
+print(summary)
+_ = (OUT / "fig3_4_summary.txt").write_text(summary + "\n", encoding="utf-8")

@@ -1,0 +1,195 @@
+"""Shared plumbing of the notebooks that reproduce thesis §3.6 (Tables 3.3-3.5, Figs. 3.2-3.4, 3.7).
+
+Every benchmark notebook calls :func:`get_results`, which runs the :mod:`turs.bench` tasks that
+have no record yet in a results folder shared by all notebooks (so a profile is computed once)
+and returns the harness' own summary (:func:`turs.bench.summarize`), one row per
+(dataset, fold, algorithm). :func:`mean_table` turns it into one number per dataset and
+algorithm; a cell whose folds did not all finish with status ``ok`` is NaN (shown as "—") and
+:func:`failures` says why, so nothing is dropped silently.
+
+>>> from turs.reproduce import get_results, mean_table      # doctest: +SKIP
+>>> frame = get_results("quick", "turs,cart")                 # doctest: +SKIP
+>>> mean_table(frame, "roc_auc")                             # doctest: +SKIP
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pandas as pd
+
+__all__ = ["LABELS", "QUICK_SKIP", "THESIS_NAMES", "failures", "get_results", "label", "markdown", "mean_table", "parse_list",
+           "repo_root", "save_figure", "thesis_table"]
+
+#: Benchmark algorithm name -> the thesis' column name (Tables 3.3 and 3.5).
+LABELS = {"turs": "TURS", "cart": "CART", "c45": "C45", "ripper": "RIPPER", "cn2": "CN2",
+          "classy": "CLASSY", "brs": "BRS", "brl": "BRL", "rulefit": "RuleFit", "oner": "OneR"}
+
+
+#: Bundled (quick-profile) dataset -> the thesis dataset with the same data (UCI iris and wine).
+#: ``sklearn-breast-cancer`` is not mapped: it is the 569-row UCI WDBC, the thesis' ``wdbc`` is
+#: ADBench's 367-row version.
+THESIS_NAMES = {"sklearn-iris": "iris", "sklearn-wine": "wine"}
+
+
+#: (algorithm, dataset) pairs the quick profile does not run by default, and why. They show as
+#: status ``"skipped"`` ("—" in the tables) unless a record already exists.
+QUICK_SKIP = {
+    ("cn2", "sim-local-testing"): "Orange's CN2 takes ~130 s per fold on this 2,000 x 50 binary dataset "
+                                  "(the rest of the quick profile takes ~3 min); pass skip={} to run it",
+}
+
+
+def label(algorithm: str) -> str:
+    """The thesis' name of a benchmark algorithm (``"c45"`` -> ``"C45"``); unknown names unchanged."""
+    return LABELS.get(algorithm, algorithm)
+
+
+def parse_list(value, cast=str) -> list | None:
+    """``"a,b"`` or ``["a", "b"]`` -> ``["a", "b"]`` (items passed through ``cast``); ``None`` stays ``None``."""
+    if value is None:
+        return None
+    if isinstance(value, (str, int)):
+        value = str(value).split(",")
+    return [cast(str(v).strip()) for v in value if str(v).strip()]
+
+
+def repo_root() -> Path:
+    """The repository root: the first folder above this package (then above the current
+    directory) holding a ``pyproject.toml`` with ``name = "turs"``."""
+    starts = [Path(__file__).resolve().parent, Path.cwd().resolve()]
+    for start in starts:
+        for folder in (start, *start.parents):
+            pyproject = folder / "pyproject.toml"
+            if pyproject.is_file() and 'name = "turs"' in pyproject.read_text(encoding="utf-8"):
+                return folder
+    raise FileNotFoundError(
+        f"Cannot find the turs repository (a pyproject.toml with name = \"turs\") above {starts[0]} "
+        f"or {starts[1]}. Pass results_dir and out_dir explicitly."
+    )
+
+
+def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, folds=None, datasets=None,
+                timeout: float | None = 600.0, progress: bool = True, skip=None) -> pd.DataFrame:
+    """Run the missing benchmark tasks of ``profile`` and return their summary.
+
+    Parameters
+    ----------
+    profile : {"quick", "paper"}
+        The :mod:`turs.bench` profile (its datasets and folds are the defaults).
+    algorithms : str or list of str
+        Benchmark names, e.g. ``"turs,cart,c45"``.
+    results_dir : path-like, optional
+        Where the records are (and new ones go); default ``<repo>/results/<profile>``.
+    n_jobs, timeout, progress
+        Passed to :func:`turs.bench.run` (a tqdm bar over the tasks still to run).
+    folds, datasets : str or list, optional
+        Subsets of the profile's folds / datasets (``"0,1"``).
+    skip : dict, optional
+        ``{(algorithm, dataset): reason}`` not to run; default :data:`QUICK_SKIP` for the quick
+        profile, none otherwise. A skipped task that already has a record uses it; otherwise it
+        gets a row with status ``"skipped"`` and the reason as ``message``.
+
+    Returns
+    -------
+    DataFrame
+        :func:`turs.bench.summarize` of the records, restricted to the requested datasets,
+        folds and algorithms with default settings: one row per task, every status kept.
+    """
+    from .bench import get_profile, make_tasks, record_path, run, summarize
+
+    prof = get_profile(profile)
+    algorithms = parse_list(algorithms)
+    datasets = parse_list(datasets) or list(prof.datasets)
+    folds = parse_list(folds, int) if folds is not None else list(prof.folds)
+    out = Path(results_dir) if results_dir is not None else repo_root() / "results" / profile
+    skip = dict(QUICK_SKIP if profile == "quick" else {}) if skip is None else dict(skip)
+    tasks = make_tasks(datasets, algorithms, folds=folds)
+    todo = [t for t in tasks if (t.algorithm, t.dataset) not in skip or record_path(out, t.id).is_file()]
+    run(todo, out, n_jobs=n_jobs, timeout=timeout, progress=progress)
+    frame = summarize(out) if out.is_dir() else summarize([])
+    keep = (frame["dataset"].isin(datasets) & frame["algorithm"].isin(algorithms)
+            & frame["fold"].isin(folds) & (frame["settings"] == "{}"))
+    frame = frame[keep]
+    skipped = [{"dataset": t.dataset, "fold": int(t.fold), "algorithm": t.algorithm, "settings": "{}",
+                "status": "skipped", "message": skip[(t.algorithm, t.dataset)]}
+               for t in tasks if t not in todo]
+    if skipped:
+        frame = pd.concat([frame, pd.DataFrame(skipped)], ignore_index=True)
+    frame = frame.sort_values(["dataset", "algorithm", "fold"], kind="stable").reset_index(drop=True)
+    frame.attrs.update(profile=profile, datasets=datasets, folds=folds, algorithms=algorithms,
+                       results_dir=str(out))
+    return frame
+
+
+def mean_table(frame: pd.DataFrame, metric: str, algorithms=None, datasets=None) -> pd.DataFrame:
+    """Mean of ``metric`` over the folds, datasets x algorithms (thesis labels as columns).
+
+    A cell is NaN unless every fold of that (dataset, algorithm) in ``frame`` has status ``ok``
+    (and the metric is defined): a partial mean would not be comparable with the others.
+    """
+    algorithms = parse_list(algorithms) or frame.attrs.get("algorithms") or sorted(frame["algorithm"].unique())
+    datasets = parse_list(datasets) or frame.attrs.get("datasets") or sorted(frame["dataset"].unique())
+    grouped = frame.groupby(["dataset", "algorithm"])
+    all_ok = grouped["status"].agg(lambda s: bool((s == "ok").all()))
+    means = grouped[metric].mean().where(all_ok)
+    table = means.unstack("algorithm").reindex(index=datasets, columns=algorithms)
+    table.columns = [label(a) for a in table.columns]
+    table.index.name = "dataset"
+    return table
+
+
+def failures(frame: pd.DataFrame) -> pd.DataFrame:
+    """The tasks whose status is not ``ok``: dataset, algorithm, status and the folds, one row each
+    (dataset, algorithm, status), with the first message."""
+    bad = frame[frame["status"] != "ok"]
+    if bad.empty:
+        return pd.DataFrame(columns=["dataset", "algorithm", "status", "folds", "message"])
+    return (bad.groupby(["dataset", "algorithm", "status"])
+            .agg(folds=("fold", lambda f: ",".join(str(int(v)) for v in sorted(f))),
+                 message=("message", lambda m: str(m.iloc[0])[:160]))
+            .reset_index())
+
+
+def thesis_table(name: str) -> pd.DataFrame:
+    """A thesis table from ``data/paper`` (e.g. ``"table3_3_roc_auc"``), indexed by its first column."""
+    from .datasets import paper_table
+
+    table = paper_table(name)
+    return table.set_index(table.columns[0])
+
+
+def save_figure(fig, out_dir, stem: str, dpi: int = 150) -> list[Path]:
+    """Write ``fig`` as ``<out_dir>/<stem>.png`` and ``.pdf``; returns the two paths."""
+    out = Path(os.fspath(out_dir))
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{stem}.png", out / f"{stem}.pdf"]
+    for path in paths:
+        fig.savefig(path, dpi=dpi, bbox_inches="tight")
+    return paths
+
+
+def markdown(table: pd.DataFrame, bold=None, digits: int = 3, extra=None) -> str:
+    """``table`` as a Markdown table: numbers with ``digits`` decimals, NaN as "—", cells where
+    the boolean frame ``bold`` is true in bold, and ``extra`` (a frame of strings) appended to
+    the cells where it is not empty."""
+    def cell(row, col):
+        value = table.loc[row, col]
+        if isinstance(value, str):
+            text = value
+        elif pd.isna(value):
+            text = "—"
+        else:
+            text = f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+        if bold is not None and col in bold.columns and row in bold.index and bool(bold.loc[row, col]):
+            text = f"**{text}**"
+        if extra is not None and col in extra.columns and row in extra.index and extra.loc[row, col]:
+            text = f"{text} {extra.loc[row, col]}"
+        return text
+
+    name = table.index.name or ""
+    lines = ["| " + " | ".join([name, *map(str, table.columns)]) + " |",
+             "|" + "---|" * (len(table.columns) + 1)]
+    for row in table.index:
+        lines.append("| " + " | ".join([str(row), *(cell(row, c) for c in table.columns)]) + " |")
+    return "\n".join(lines)
