@@ -57,22 +57,7 @@ import turs  # noqa: E402
 from turs.bench import get_profile, make_tasks, run, summarize  # noqa: E402
 
 
-def find_repo_root() -> Path:
-    """The repository root: the first folder holding the `turs` pyproject.toml.
-
-    Looked for above the installed (editable) `turs` package first, then above the current
-    directory (papermill starts the kernel in the repository root), never taken on trust.
-    """
-    starts = [Path(turs.__file__).resolve().parent, Path.cwd().resolve()]
-    for start in starts:
-        for folder in (start, *start.parents):
-            pyproject = folder / "pyproject.toml"
-            if pyproject.is_file() and 'name = "turs"' in pyproject.read_text(encoding="utf-8"):
-                return folder
-    raise FileNotFoundError(
-        "Cannot find the turs repository (a pyproject.toml with name = \"turs\") above "
-        f"{starts[0]} or {starts[1]}. Pass out_dir and results_dir explicitly."
-    )
+from turs.reproduce import repo_root  # noqa: E402
 
 
 def as_list(value, default, cast):
@@ -87,7 +72,7 @@ def as_list(value, default, cast):
     return [cast(value)]
 
 
-REPO = find_repo_root()
+REPO = repo_root()
 PROFILE = get_profile(profile)
 OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
 RESULTS = Path(results_dir).resolve() if results_dir is not None else REPO / "results" / profile

@@ -53,25 +53,10 @@ from turs._core.regret import log2_regret  # noqa: E402
 from turs.datasets import load_bundled  # noqa: E402
 
 
-def find_repo_root() -> Path:
-    """The repository root: the first folder holding the `turs` pyproject.toml.
-
-    Looked for above the installed (editable) `turs` package first, then above the current
-    directory (papermill starts the kernel in the repository root), never taken on trust.
-    """
-    starts = [Path(turs.__file__).resolve().parent, Path.cwd().resolve()]
-    for start in starts:
-        for folder in (start, *start.parents):
-            pyproject = folder / "pyproject.toml"
-            if pyproject.is_file() and 'name = "turs"' in pyproject.read_text(encoding="utf-8"):
-                return folder
-    raise FileNotFoundError(
-        "Cannot find the turs repository (a pyproject.toml with name = \"turs\") above "
-        f"{starts[0]} or {starts[1]}. Pass out_dir explicitly."
-    )
+from turs.reproduce import repo_root  # noqa: E402
 
 
-REPO = find_repo_root()
+REPO = repo_root()
 OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
 OUT.mkdir(parents=True, exist_ok=True)
 print(f"repository: {REPO}\nwriting to: {OUT}")
