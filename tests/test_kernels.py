@@ -143,3 +143,21 @@ def test_refinement_model_bits_equals_public_code_length(seed):
         assert model[i] == pytest.approx(want, rel=1e-12)
         checked += 1
     assert checked > 5
+
+
+def test_parallel_growth_kernel_equals_serial_and_caches_separately():
+    """The prange variant gives the serial results, and has its own numba cache entry
+    (same-named variants share one, and the parallel one then silently runs serial code)."""
+    from turs._core.kernels import _grow_candidates_parallel, _grow_candidates_serial
+    from turs.search import group_subsets
+
+    assert _grow_candidates_parallel.py_func.__qualname__ != _grow_candidates_serial.py_func.__qualname__
+    rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(3, n=2000, d=6, K=5)
+    group, masks = overlap_groups(covers)
+    present = np.unique(group[rows][group[rows] >= 0])
+    gl = np.where(group[rows] >= 0, np.searchsorted(present, group[rows]), -1).astype(np.int64)
+    union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present], dtype=float)
+    ptr, idx, sign, n_sub = group_subsets(masks[present])
+    args = (bins, y, rows, lo, hi, n_bins, C, gl, np.zeros((0, 0), np.bool_), union, ptr, idx, sign, n_sub, True)
+    for a, b in zip(_grow_candidates_serial(*args), _grow_candidates_parallel(*args)):
+        np.testing.assert_array_equal(a, b)

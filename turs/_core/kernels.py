@@ -9,6 +9,7 @@ the data per candidate.
 from __future__ import annotations
 
 import math
+import types
 
 import numpy as np
 from numba import njit, prange
@@ -203,8 +204,22 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     return valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split
 
 
-_grow_candidates_serial = njit(cache=NUMBA_CACHE)(_grow_candidates_impl)
-_grow_candidates_parallel = njit(cache=NUMBA_CACHE, parallel=True)(_grow_candidates_impl)
+def _variant(func, name):
+    """A copy of ``func`` under another name.
+
+    numba's on-disk cache keys a compiled function by its module, qualified name and line, not
+    by its ``parallel`` flag: two ``njit`` variants of one Python function share one cache entry,
+    and the second loads the first's machine code. Each variant therefore gets its own name.
+    """
+    copy = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__, func.__closure__)
+    copy.__qualname__ = name
+    copy.__doc__ = func.__doc__
+    return copy
+
+
+_grow_candidates_serial = njit(cache=NUMBA_CACHE)(_variant(_grow_candidates_impl, "_grow_candidates_serial"))
+_grow_candidates_parallel = njit(cache=NUMBA_CACHE, parallel=True)(
+    _variant(_grow_candidates_impl, "_grow_candidates_parallel"))
 
 PARALLEL_MIN_WORK = 400_000
 """Rows x features below which the serial kernel is used (a thread team costs more)."""
