@@ -45,17 +45,6 @@ def rows_in_interval(bins_col, rows, a, e):
     return rows[(b >= a) & (b < e)]
 
 
-def bin_range_table(bins_f, bins_g, rows, n_bins_f):
-    mn = np.full(n_bins_f, 1 << 30, dtype=np.int64)
-    mx = np.full(n_bins_f, -1, dtype=np.int64)
-    for b in range(n_bins_f):
-        sel = rows[bins_f[rows] == b]
-        if len(sel):
-            mn[b] = bins_g[sel].min()
-            mx[b] = bins_g[sel].max()
-    return mn, mx
-
-
 def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
                      l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute):
     """Eq. 3.20-3.25 per candidate with plain numpy (twin of _score_candidates)."""

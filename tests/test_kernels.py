@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 import naive
-from turs._core.kernels import _bin_range_table, _grow_candidates, _rows_in_interval
+from turs._core.kernels import _grow_candidates, _rows_in_interval
 from turs.mdl import overlap_groups
 
 
@@ -59,10 +59,6 @@ def test_grow_candidates_equals_naive(seed, use_ie):
 def test_small_kernels_equal_naive(seed):
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed)
     np.testing.assert_array_equal(_rows_in_interval(bins[1], rows, 1, 3), naive.rows_in_interval(bins[1], rows, 1, 3))
-    mn, mx = _bin_range_table(bins[1], bins[2], rows, int(n_bins[1]))
-    mn2, mx2 = naive.bin_range_table(bins[1], bins[2], rows, int(n_bins[1]))
-    np.testing.assert_array_equal(mn, mn2)
-    np.testing.assert_array_equal(mx, mx2)
 
 
 @pytest.mark.parametrize("seed", range(5))

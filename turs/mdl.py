@@ -18,7 +18,6 @@ import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
-import pandas as pd
 
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
 from ._core.regret import log2_regret_table

@@ -8,8 +8,7 @@ training cover (all instances it covers, overlaps included, Eq. 3.3).
 """
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 

@@ -28,7 +28,7 @@ from ._core.codes import log2_comb, log2_factorial, universal_integer_code
 from ._core.kernels import (_grow_candidates, _refinement_model_bits, _rows_in_interval,
                             _score_candidates)
 from ._core.regret import log2_regret_table
-from .mdl import literal_value_op_bits, nll_bits, overlap_groups
+from .mdl import nll_bits, overlap_groups
 
 
 # ------------------------------------------------------------------------------ data
@@ -47,11 +47,6 @@ class SearchData:
         self.log2_regret = log2_regret_table(self.n, self.n_classes)
         self.log2_d = math.log2(self.d)
         self.all_rows = np.arange(self.n, dtype=np.int64)
-
-    def nml_bits(self, counts: np.ndarray) -> np.ndarray:
-        """``-log2 P^NML`` of the labels with these counts as one rule (Eq. 3.10)."""
-        counts = np.asarray(counts)
-        return nll_bits(counts, counts) + self.log2_regret[counts.sum(axis=-1).astype(np.int64)]
 
 
 @dataclass
@@ -424,7 +419,7 @@ def _reduce(selected, width, use_patience):
     """The beam from the proposals ``(score, bucket, key, ...)``: best per bucket, no duplicates."""
     seen_keys, seen_buckets, out = set(), set(), []
     for item in sorted(selected, key=lambda t: -t[0]):
-        score, bucket, key = item[0], item[1], item[2]
+        bucket, key = item[1], item[2]
         if key in seen_keys:
             continue
         seen_keys.add(key)

@@ -252,27 +252,6 @@ def _rows_in_interval(bins_col, rows, a, e):
 
 
 @njit(cache=NUMBA_CACHE)
-def _bin_range_table(bins_f, bins_g, rows, n_bins_f):
-    """Per bin of feature f: the smallest and largest bin of feature g over ``rows``.
-
-    Used to update ``K_value`` of a later literal on g when the literal on f is refined
-    (the code length of a literal depends on the literals before it, Section 3.4.3).
-    Empty bins get ``(big, -1)``.
-    """
-    mn = np.full(n_bins_f, 1 << 30, dtype=np.int64)
-    mx = np.full(n_bins_f, -1, dtype=np.int64)
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        b = bins_f[r]
-        v = bins_g[r]
-        if v < mn[b]:
-            mn[b] = v
-        if v > mx[b]:
-            mx[b] = v
-    return mn, mx
-
-
-@njit(cache=NUMBA_CACHE)
 def _value_op_bits(binary, two_sided, k_value):
     """``L_value_op`` of Eq. 3.15/3.16 (see ``turs.mdl.literal_value_op_bits``); -1 if undefined."""
     if binary:
