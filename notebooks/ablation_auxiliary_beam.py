@@ -46,8 +46,6 @@ timeout = 600  # seconds per task before the harness kills it (recorded as "time
 reference_csv = None  # the reference implementation's runs; None: <repo>/../shared/anchors/reference_turs2_runs.csv; "": skip
 
 # %%
-import os
-import time
 import warnings
 from pathlib import Path
 
@@ -60,53 +58,28 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
-import turs  # noqa: E402
-from turs.bench import get_profile, make_tasks, run, summarize  # noqa: E402
 from turs.datasets import REGISTRY  # noqa: E402
-
-
-from turs.reproduce import repo_root  # noqa: E402
-
-
-def as_list(value, default, cast):
-    """A parameter given as None (-> default), "a,b", a single value or a list/tuple, as a list."""
-    if value is None:
-        return list(default)
-    if isinstance(value, str):  # "0,1"; papermill passes a tuple such as (0, 1) as the text "(0, 1)"
-        parts = (v.strip().strip("'\"") for v in value.strip("()[] ").split(","))
-        return [cast(v) for v in parts if v]
-    if isinstance(value, (list, tuple)):
-        return [cast(v) for v in value]
-    return [cast(value)]
-
+from turs.reproduce import get_results, repo_root  # noqa: E402
 
 REPO = repo_root()
-PROFILE = get_profile(profile)
 OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
-RESULTS = Path(results_dir).resolve() if results_dir is not None else REPO / "results" / profile
 OUT.mkdir(parents=True, exist_ok=True)
-FOLDS = as_list(folds, PROFILE.folds, int)
-DATASETS = as_list(datasets, PROFILE.datasets, str)
-# The thesis datasets live outside the repository (docs/datasets.md); as the Makefile does, use
-# ../shared/datasets when TURS_DATA_DIR is not set. The harness' worker processes inherit it.
-shared_data = REPO.parent / "shared" / "datasets"
-if "TURS_DATA_DIR" not in os.environ and shared_data.is_dir():
-    os.environ["TURS_DATA_DIR"] = str(shared_data)
-print(f"repository: {REPO}\nresults:    {RESULTS}\nwriting to: {OUT}")
-print(f"profile {profile!r}: {len(DATASETS)} dataset(s), folds {FOLDS}")
+print(f"repository: {REPO}\nwriting to: {OUT}")
 
 # %% [markdown]
 # ## Run the missing tasks
+#
+# One task per (dataset, fold, algorithm) through `turs.reproduce.get_results`; finished tasks
+# are skipped, so rerunning the notebook costs nothing.
 
 # %%
 AUX, NOAUX = "turs", "turs-noaux"
-tasks = make_tasks(DATASETS, [AUX, NOAUX], folds=FOLDS)
-start = time.perf_counter()
 with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a text bar; no need to warn
     warnings.simplefilter("ignore")
-    result = run(tasks, RESULTS, n_jobs=n_jobs, timeout=timeout)
-print(f"{len(tasks)} tasks: {len(result.ran)} run now, {len(result.skipped)} already had a record "
-      f"({time.perf_counter() - start:.1f} s)")
+    frame = get_results(profile, [AUX, NOAUX], results_dir=results_dir, n_jobs=n_jobs, folds=folds,
+                        datasets=datasets, timeout=timeout)
+print(f"results: {frame.attrs['results_dir']}; profile {profile!r}: "
+      f"{len(frame.attrs['datasets'])} dataset(s), folds {frame.attrs['folds']}")
 
 # %% [markdown]
 # ## Per-dataset ROC-AUC and MDL score with and without the auxiliary beam
@@ -118,9 +91,6 @@ print(f"{len(tasks)} tasks: {len(result.ran)} run now, {len(result.skipped)} alr
 # `mdl_diff_pct` is `mdl_diff` in percent of the score without it.
 
 # %%
-frame = summarize(result.records)  # the records of exactly these tasks
-frame = frame[frame["dataset"].isin(DATASETS) & frame["fold"].isin(FOLDS)
-              & frame["algorithm"].isin([AUX, NOAUX]) & (frame["settings"] == "{}")]
 not_ok = frame[frame["status"] != "ok"]
 if len(not_ok):
     print(f"{len(not_ok)} task(s) did not finish and are left out:")

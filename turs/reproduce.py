@@ -46,12 +46,17 @@ def label(algorithm: str) -> str:
 
 
 def parse_list(value, cast=str) -> list | None:
-    """``"a,b"`` or ``["a", "b"]`` -> ``["a", "b"]`` (items passed through ``cast``); ``None`` stays ``None``."""
+    """``"a,b"`` or ``["a", "b"]`` -> ``["a", "b"]`` (items passed through ``cast``); ``None`` stays ``None``.
+
+    papermill passes a tuple parameter such as ``(0, 1)`` as the text ``"(0, 1)"``: brackets
+    and quotes around the items are dropped.
+    """
     if value is None:
         return None
     if isinstance(value, (str, int)):
-        value = str(value).split(",")
-    return [cast(str(v).strip()) for v in value if str(v).strip()]
+        value = str(value).strip("()[] ").split(",")
+    items = (str(v).strip().strip("'\"") for v in value)
+    return [cast(v) for v in items if v]
 
 
 def repo_root() -> Path:
@@ -98,6 +103,11 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     """
     from .bench import get_profile, make_tasks, record_path, run, summarize
 
+    # The thesis datasets live outside the repository (docs/datasets.md); as the Makefile does,
+    # use ../shared/datasets when TURS_DATA_DIR is not set. The harness' workers inherit it.
+    shared_data = repo_root().parent / "shared" / "datasets"
+    if "TURS_DATA_DIR" not in os.environ and shared_data.is_dir():
+        os.environ["TURS_DATA_DIR"] = str(shared_data)
     prof = get_profile(profile)
     algorithms = parse_list(algorithms)
     datasets = parse_list(datasets) or list(prof.datasets)
