@@ -67,7 +67,7 @@ ALGORITHMS ?= turs,cart
 RESULTS ?= results/$(PROFILE)
 BENCH_TIMEOUT ?= 600
 experiments: $(STAMP)
-	$(PY) -m turs.bench run --profile $(PROFILE) --algorithms $(ALGORITHMS) --timeout $(BENCH_TIMEOUT) --out $(RESULTS)
+	$(PY) -m turs.bench run --profile $(PROFILE) --algorithms $(ALGORITHMS) --timeout $(BENCH_TIMEOUT) --probe-first --out $(RESULTS)
 	$(PY) -m turs.bench summarize --results $(RESULTS) --out $(RESULTS)/summary.csv
 compare: $(STAMP)
 	$(PY) -m turs.bench compare --results $(RESULTS) --out figures/turs_vs_thesis.csv

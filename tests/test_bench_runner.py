@@ -168,6 +168,26 @@ def test_timeout_kills_the_task_and_records_it(test_algorithms, tmp_path):
     assert beat.read_text() == last  # the work stopped
 
 
+def test_probe_first_skips_the_folds_of_a_timed_out_dataset(test_algorithms, tmp_path):
+    beat = tmp_path / "heartbeat"
+    slow = [Task("sklearn-iris", f, "test-slow", {"heartbeat": str(beat)}) for f in (0, 1, 2)]
+    fast = [Task("sklearn-iris", f, "cart") for f in (0, 1)]
+    t0 = time.monotonic()
+    result = run(slow + fast, tmp_path, n_jobs=1, timeout=1.0, probe_first=True, progress=False)
+    assert time.monotonic() - t0 < 60  # one timeout, not three
+    by_id = {r["task_id"]: r for r in result.records}
+    assert by_id[slow[0].id]["status"] == "timeout"
+    for t in slow[1:]:
+        rec = by_id[t.id]
+        assert rec["status"] == "skipped"
+        assert "fold 0 of sklearn-iris with test-slow exceeded the time limit" in rec["message"]
+        assert json.loads((tmp_path / f"{t.id}.json").read_text())["status"] == "skipped"
+    assert [by_id[t.id]["status"] for t in fast] == ["ok", "ok"]  # other groups run as usual
+    # a later run keeps the skipped records, --rerun-failed retries them (and the probe)
+    again = run(slow, tmp_path, n_jobs=1, timeout=1.0, probe_first=True, progress=False)
+    assert again.ran == [] and sorted(again.skipped) == sorted(t.id for t in slow)
+
+
 def test_error_is_recorded_with_message_and_traceback(test_algorithms, tmp_path):
     tasks = [Task("sklearn-iris", 0, "test-failing"), Task("sklearn-iris", 0, "test-missing"),
              Task("sklearn-iris", 0, "test-uninstalled"), Task("sklearn-iris", 1, "cart")]

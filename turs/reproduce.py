@@ -116,7 +116,7 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     skip = dict(QUICK_SKIP if profile == "quick" else {}) if skip is None else dict(skip)
     tasks = make_tasks(datasets, algorithms, folds=folds)
     todo = [t for t in tasks if (t.algorithm, t.dataset) not in skip or record_path(out, t.id).is_file()]
-    run(todo, out, n_jobs=n_jobs, timeout=timeout, progress=progress)
+    run(todo, out, n_jobs=n_jobs, timeout=timeout, progress=progress, probe_first=True)
     frame = summarize(out) if out.is_dir() else summarize([])
     keep = (frame["dataset"].isin(datasets) & frame["algorithm"].isin(algorithms)
             & frame["fold"].isin(folds) & (frame["settings"] == "{}"))

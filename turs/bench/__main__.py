@@ -41,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--out", default="results", help="results directory (default: results)")
     r.add_argument("--n-jobs", type=int, default=2, help="worker processes for the joblib backend (default 2)")
     r.add_argument("--timeout", type=float, default=600.0, help="seconds per task, 0 for none (default 600)")
+    r.add_argument("--probe-first", action="store_true",
+                   help="run fold 0 of every dataset first; when it times out, record the other folds as "
+                        "'skipped' instead of running them")
     r.add_argument("--force", action="store_true", help="recompute tasks that have a record")
     r.add_argument("--rerun-failed", action="store_true", help="recompute tasks whose record is not 'ok'")
     r.add_argument("--backend", choices=BACKENDS, default="joblib")
@@ -80,7 +83,7 @@ def _cmd_run(args) -> int:
     tasks = make_tasks(datasets, _csv(args.algorithms), folds, settings)
     result = run(tasks, args.out, n_jobs=args.n_jobs, timeout=args.timeout or None, force=args.force,
                  rerun_failed=args.rerun_failed, backend=args.backend, scheduler=args.scheduler,
-                 progress=not args.no_progress)
+                 progress=not args.no_progress, probe_first=args.probe_first)
     counts = ", ".join(f"{k} {v}" for k, v in sorted(result.counts.items())) or "none"
     print(f"ran {len(result.ran)} task(s), skipped {len(result.skipped)} with a record in {args.out}; "
           f"records by status: {counts}")

@@ -139,6 +139,7 @@ def run(
     backend: str = "joblib",
     scheduler=None,
     progress: bool = True,
+    probe_first: bool = False,
 ) -> RunResult:
     """Run the tasks that have no record in ``out`` yet and write one record per task.
 
@@ -164,6 +165,12 @@ def run(
         cluster object. Each Dask worker thread runs one task at a time.
     progress : bool, default True
         A tqdm bar over the tasks to run.
+    probe_first : bool, default False
+        Run the lowest fold of every (dataset, algorithm, settings) first. When that probe
+        times out, the group's other folds are not run: each gets a record with status
+        ``"skipped"`` that names the probe and the limit (``rerun_failed=True`` with a larger
+        ``timeout`` runs them later). This bounds a benchmark's wall time on datasets where an
+        algorithm cannot finish.
 
     Returns
     -------
@@ -214,20 +221,73 @@ def run(
         if rec["status"] != "ok":
             logger.warning("%s: %s %s", rec["task_id"], rec["status"], rec.get("message", "").splitlines()[0] if rec.get("message") else "")
 
-    try:
-        if not payloads:
+    def execute(batch: list[dict]) -> None:
+        if not batch:
             pass
         elif backend == "dask":
-            _run_dask(payloads, timeout, scheduler, emit)
+            _run_dask(batch, timeout, scheduler, emit)
         elif n_jobs == 1:
-            for p in payloads:
+            for p in batch:
                 emit(run_isolated(p, timeout))
         else:
-            _run_joblib(payloads, timeout, n_jobs, emit)
+            _run_joblib(batch, timeout, n_jobs, emit)
+
+    try:
+        if not probe_first:
+            execute(payloads)
+        else:
+            probes, rest = _split_probes(payloads, done)
+            execute(probes)
+            runnable = []
+            for p in rest:
+                probe = done.get(_probe_id(p["task"], done))
+                if probe is not None and probe.get("status") == "timeout":
+                    rec = base_record(p["task"], p["params"])
+                    rec.update(status="skipped", message=(
+                        f"not run: fold {probe['fold']} of {p['task'].dataset} with {p['task'].algorithm} "
+                        f"exceeded the time limit ({probe.get('message') or 'timeout'}); rerun with "
+                        f"--rerun-failed and a larger --timeout to compute it"))
+                    emit(finalize(rec))
+                else:
+                    runnable.append(p)
+            execute(runnable)
     finally:
         bar.close()
     result.records = [done[i] for i in unique if i in done]
     return result
+
+
+def _group(task: Task) -> tuple:
+    return (task.dataset, task.algorithm, dumps_settings(task.settings), task.n_folds)
+
+
+def _split_probes(payloads: list[dict], done: dict) -> tuple[list[dict], list[dict]]:
+    """The payloads of each group's lowest fold (unless it already has a record), and the rest."""
+    lowest: dict[tuple, int] = {}
+    for p in payloads:
+        g = _group(p["task"])
+        lowest[g] = min(lowest.get(g, p["task"].fold), p["task"].fold)
+    for rec_id, rec in done.items():
+        g = (rec["dataset"], rec["algorithm"], dumps_settings(rec.get("settings") or {}), rec.get("n_folds"))
+        if g in lowest and rec["fold"] < lowest[g]:
+            lowest[g] = rec["fold"]
+    probes = [p for p in payloads if p["task"].fold == lowest[_group(p["task"])]]
+    rest = [p for p in payloads if p["task"].fold != lowest[_group(p["task"])]]
+    return probes, rest
+
+
+def _probe_id(task: Task, done: dict) -> str | None:
+    """Id of the record of the lowest fold of ``task``'s group among ``done``."""
+    best = None
+    for rec_id, rec in done.items():
+        if (rec["dataset"], rec["algorithm"], dumps_settings(rec.get("settings") or {}), rec.get("n_folds")) == _group(task) \
+                and rec["fold"] < task.fold and (best is None or rec["fold"] < done[best]["fold"]):
+            best = rec_id
+    return best
+
+
+def dumps_settings(settings: dict) -> str:
+    return json.dumps(settings, sort_keys=True)
 
 
 def _run_joblib(payloads, timeout, n_jobs, emit: Callable[[dict], None]) -> None:

@@ -10,7 +10,9 @@ fit, evaluate) and returns a **record**: a flat, JSON-ready dict with the fields
 * ``"timeout"``: the task exceeded its time limit and its process was killed;
 * ``"not_installed"``: the algorithm needs a module that is not installed (``message`` has the
   install hint);
-* ``"not_applicable"``: e.g. a binary-only algorithm on a multi-class dataset.
+* ``"not_applicable"``: e.g. a binary-only algorithm on a multi-class dataset;
+* ``"skipped"``: not run because the same dataset and algorithm timed out on its first fold
+  (``run(..., probe_first=True)``); ``message`` names the fold and the limit.
 """
 from __future__ import annotations
 
