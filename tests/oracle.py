@@ -63,8 +63,12 @@ def covers(x, rule) -> bool:
     return all((lo is None or x[j] >= lo) and (hi is None or x[j] < hi) for j, lo, hi in rule)
 
 
-def mdl_oracle(rules, X, y, n_classes, cuts, binary):
-    """(total, data, regret, model) of Eq. 3.20 for rules given as [(col, low, high), ...]."""
+def mdl_oracle(rules, X, y, n_classes, cuts, binary, model_encoding="thesis"):
+    """(total, data, regret, model) of Eq. 3.20 for rules given as [(col, low, high), ...].
+
+    ``model_encoding="turs2"``: the number of literals by the universal code, no form/operator
+    bits (the authors' implementation)."""
+    turs2 = model_encoding == "turs2"
     n = len(X)
     d = len(X[0])
     cov = [[covers(X[i], r) for r in rules] for i in range(n)]
@@ -82,18 +86,18 @@ def mdl_oracle(rules, X, y, n_classes, cuts, binary):
     regret = sum(math.log2(regret_convolution(s, n_classes)) for s in sizes)
     model = universal_code(len(rules)) - math.log2(math.factorial(len(rules)))
     for r in rules:
-        bits = math.log2(d) + math.log2(math.comb(d, len(r)))
+        bits = (universal_code(len(r)) if turs2 else math.log2(d)) + math.log2(math.comb(d, len(r)))
         sub = list(range(n))
         for j, lo, hi in r:
             if binary[j]:
-                bits += 1
+                bits += 0 if turs2 else 1
             else:
                 vals = [X[i][j] for i in sub]
                 kv = sum(1 for c in cuts[j] if any(v < c for v in vals) and any(v >= c for v in vals))
                 if lo is not None and hi is not None:
-                    bits += 1 + math.log2(math.comb(kv, 2))
+                    bits += (0 if turs2 else 1) + math.log2(math.comb(kv, 2))
                 else:
-                    bits += 2 + math.log2(kv)
+                    bits += (0 if turs2 else 2) + math.log2(kv)
             sub = [i for i in sub if (lo is None or X[i][j] >= lo) and (hi is None or X[i][j] < hi)]
         model += bits
     return data + regret + model, data, regret, model

@@ -96,7 +96,7 @@ def test_sklearn_compatible(estimator, check):
 def test_default_parameters():
     assert TURSClassifier().get_params() == {
         "beam_width": 10, "n_cut_points": 20, "use_patience": True, "use_local_test": True,
-        "use_auxiliary_beam": True, "score": "learning_speed", "k_stop": 5, "max_rules": None,
+        "use_auxiliary_beam": True, "score": "learning_speed", "k_stop": 5, "model_encoding": "thesis", "max_rules": None,
         "record_trace": False, "random_state": None, "verbose": 0,
     }
 
@@ -404,6 +404,7 @@ def test_unseen_level_at_predict():
     ({"verbose": -1}, "The 'verbose' parameter of TURSClassifier must be an int >= 0. Got -1 instead."),
     ({"use_patience": "yes"}, "The 'use_patience' parameter of TURSClassifier must be a bool. Got 'yes' instead."),
     ({"score": "gain"}, "The 'score' parameter of TURSClassifier must be one of ('learning_speed', 'absolute'). Got 'gain' instead."),
+    ({"model_encoding": "reference"}, "The 'model_encoding' parameter of TURSClassifier must be one of ('thesis', 'turs2'). Got 'reference' instead."),
 ])
 def test_bad_parameters(params, message, iris):
     X, y = iris

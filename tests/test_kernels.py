@@ -91,14 +91,15 @@ def test_score_candidates_equals_naive(seed, absolute):
         assert got[3][i] == loc and got[4][i] == aux
 
 
+@pytest.mark.parametrize("model_encoding", ["thesis", "turs2"])
 @pytest.mark.parametrize("seed", range(6))
-def test_refinement_model_bits_equals_public_code_length(seed):
+def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
     """L(S') of every refinement from the kernel == turs.mdl.rule_model_bits of the refined rule."""
     import math
 
     from turs._core.codes import log2_comb
     from turs._core.kernels import _refinement_model_bits
-    from turs.mdl import rule_model_bits
+    from turs.mdl import rule_header_bits, rule_model_bits
 
     rng = np.random.default_rng(seed)
     n, d = 300, 4
@@ -113,7 +114,7 @@ def test_refinement_model_bits_equals_public_code_length(seed):
     def thr(j, a, b):
         return (int(j), a - 0.5 if a > 0 else None, b - 0.5 if b < n_bins[j] else None)
 
-    bits, vops, kvs = rule_model_bits([thr(*l) for l in lits], Xe, cuts, binary)
+    bits, vops, kvs = rule_model_bits([thr(*l) for l in lits], Xe, cuts, binary, model_encoding=model_encoding)
     cf, clo, chi = [], [], []
     for p in range(k):
         j, a, b = lits[p]
@@ -121,17 +122,18 @@ def test_refinement_model_bits_equals_public_code_length(seed):
             cf += [j, j]
             clo += [a, t]
             chi += [t, b]
-    header = math.log2(d) + log2_comb(d, k)
+    header = rule_header_bits(d, k, model_encoding)
     model, vo, ok, nk, nvo = _refinement_model_bits(
         bins, lits, np.array(vops), np.array(kvs, dtype=np.int64), binary, n_bins,
-        np.array(cf, dtype=np.int64), np.array(clo, dtype=np.int64), np.array(chi, dtype=np.int64), header)
+        np.array(cf, dtype=np.int64), np.array(clo, dtype=np.int64), np.array(chi, dtype=np.int64), header,
+        model_encoding == "turs2")
     checked = 0
     for i in range(len(cf)):
         refined = [thr(*l) for l in lits]
         p = [q for q in range(k) if lits[q][0] == cf[i]][0]
         refined[p] = thr(cf[i], clo[i], chi[i])
         try:
-            want = rule_model_bits(refined, Xe, cuts, binary)[0]
+            want = rule_model_bits(refined, Xe, cuts, binary, model_encoding=model_encoding)[0]
         except ValueError:
             assert not ok[i]
             continue

@@ -10,7 +10,7 @@ from turs import Condition, Rule, mdl_score
 from turs._core.codes import log2_comb, universal_integer_code
 from turs._core.regret import log2_regret, log2_regret_table
 from turs.encoding import FeatureEncoder
-from turs.mdl import score_literals
+from turs.mdl import literal_value_op_bits, score_literals
 
 
 # ------------------------------------------------------------------------ regret
@@ -151,8 +151,9 @@ def _random_rules(rng, Xe, enc, n_rules):
     return rules
 
 
+@pytest.mark.parametrize("model_encoding", ["thesis", "turs2"])
 @pytest.mark.parametrize("seed", range(12))
-def test_score_equals_independent_oracle_on_random_rule_sets(seed):
+def test_score_equals_independent_oracle_on_random_rule_sets(seed, model_encoding):
     X, y = _random_problem(seed)
     enc = FeatureEncoder(n_cut_points=8).fit(pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]))
     Xe = enc.transform(pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]))
@@ -162,13 +163,13 @@ def test_score_equals_independent_oracle_on_random_rule_sets(seed):
     for attempt in range(40):
         rules = _random_rules(rng, Xe, enc, n_rules=int(rng.integers(1, 5)))
         try:
-            want = oracle.mdl_oracle(rules, Xe.tolist(), y.tolist(), 3, cuts, enc.binary_.tolist())
+            want = oracle.mdl_oracle(rules, Xe.tolist(), y.tolist(), 3, cuts, enc.binary_.tolist(), model_encoding)
         except (ValueError, ZeroDivisionError):
             # degenerate (a literal that splits nothing, an empty subspace): our scorer must refuse too
             with pytest.raises(ValueError):
-                score_literals(rules, Xe, y, 3, cuts, enc.binary_)
+                score_literals(rules, Xe, y, 3, cuts, enc.binary_, model_encoding)
             continue
-        got = score_literals(rules, Xe, y, 3, cuts, enc.binary_)
+        got = score_literals(rules, Xe, y, 3, cuts, enc.binary_, model_encoding)
         assert got.total == pytest.approx(want[0], rel=1e-10)
         assert got.data_bits == pytest.approx(want[1], rel=1e-10, abs=1e-9)
         assert got.regret_bits == pytest.approx(want[2], rel=1e-10)
@@ -185,3 +186,44 @@ def test_rule_objects_and_conditions_score_the_same():
     conds = (Condition("a", low=9.5),)
     r = Rule(conds, (0, 10), (0, 1))
     assert mdl_score([r], X, y).total == mdl_score([conds], X, y).total
+
+
+# The reference runs (../shared/anchors/reference_turs2_runs.csv, variant cyaux) report
+# cl_model_bits; with the "turs2" code they are reproduced from the rules' shapes alone.
+# tic-tac-toe: 27 one-hot columns, every literal binary (0 bits), so L(M) depends only on the
+# rule lengths: fold 0 has 8 rules and 27 literals, and exactly one split of 27 into 8 lengths
+# gives the reported 123.417694 bits: (5, 4, 3, 3, 3, 3, 3, 3).
+# glass-2 (ADBench glass, 7 columns): 1 rule with 1 numeric literal over 20 candidate cuts:
+# 10.166418 bits. Neither is reproduced by the thesis code (which the last assert shows).
+@pytest.mark.parametrize("lengths, d, k_values, reported", [
+    ((5, 4, 3, 3, 3, 3, 3, 3), 27, (), 123.417694),
+    ((5, 5, 3, 3, 3, 3, 3, 3), 27, (), 126.437920),
+    ((4, 3, 3, 3, 3, 3, 3, 3), 27, (), 117.061918),
+    ((1,), 7, (20,), 10.166418),
+    ((2,), 30, (20, 8), 20.123934),
+])
+def test_turs2_encoding_reproduces_the_reference_runs_model_bits(lengths, d, k_values, reported):
+    """``k_values``: the one-cut numeric literals of the first rule; every other literal is binary."""
+    from turs.mdl import model_bits_total, rule_header_bits
+
+    def model_bits(encoding):
+        rules = []
+        for i, k in enumerate(lengths):
+            kvs = k_values if i == 0 else ()
+            bits = rule_header_bits(d, k, encoding)
+            bits += sum(literal_value_op_bits(False, False, kv, encoding) for kv in kvs)
+            bits += sum(literal_value_op_bits(True, False, 1, encoding) for _ in range(k - len(kvs)))
+            rules.append(bits)
+        return model_bits_total(rules)[0]
+
+    assert model_bits("turs2") == pytest.approx(reported, abs=1e-5)
+    assert model_bits("thesis") > reported + 1.0
+
+
+def test_turs2_literal_costs():
+    assert literal_value_op_bits(True, False, 1, "turs2") == 0.0
+    assert literal_value_op_bits(False, False, 16, "turs2") == pytest.approx(4.0)
+    assert literal_value_op_bits(False, True, 5, "turs2") == pytest.approx(math.log2(10))
+    assert literal_value_op_bits(False, False, 16, "thesis") == pytest.approx(6.0)
+    with pytest.raises(ValueError, match="model_encoding must be one of"):
+        literal_value_op_bits(False, False, 16, "reference")

@@ -13,7 +13,16 @@ def _public_score(model, X, y, literals_bins):
     Xe = enc.transform(X if isinstance(X, pd.DataFrame) else pd.DataFrame(X, columns=enc.input_columns_))
     yc = np.searchsorted(model.classes_, y)
     lits = [[model._to_threshold(j, a, b) for j, a, b in r] for r in literals_bins]
-    return score_literals(lits, Xe, yc, len(model.classes_), [c.cuts for c in enc.columns_], enc.binary_).total
+    return score_literals(lits, Xe, yc, len(model.classes_), [c.cuts for c in enc.columns_], enc.binary_,
+                          model.model_encoding).total
+
+
+def _car_like():
+    rng = np.random.default_rng(3)
+    X = pd.DataFrame({f"c{j}": pd.Categorical(rng.choice(list("abc"), 600)) for j in range(5)})
+    y = ((X["c0"] == "a") & (X["c1"] != "b")) | (X["c2"] == "c")
+    flip = rng.random(600) < 0.1
+    return X, np.where(flip, ~y, y).astype(int)
 
 
 def _wine():
@@ -21,14 +30,17 @@ def _wine():
     return load_wine(return_X_y=True, as_frame=True)
 
 
-@pytest.mark.parametrize("make", ["blockade", "wine"])
-def test_every_candidate_score_equals_the_public_score(make):
+@pytest.mark.parametrize("make, model_encoding", [("blockade", "thesis"), ("wine", "thesis"),
+                                                   ("wine", "turs2"), ("car", "turs2")])
+def test_every_candidate_score_equals_the_public_score(make, model_encoding):
     """For each candidate in the trace, L(D, M + S) from the kernels == mdl_score(M + S)."""
     if make == "blockade":
         X, y = make_overlap_blockade_data(n=600, seed=1)
+    elif make == "car":  # one-hot columns only: binary literals
+        X, y = _car_like()
     else:
         X, y = _wine()
-    model = TURSClassifier(record_trace=True, beam_width=5).fit(X, y)
+    model = TURSClassifier(record_trace=True, beam_width=5, model_encoding=model_encoding).fit(X, y)
     assert len(model.rules_) >= 2
     rng = np.random.default_rng(0)
     checked = 0

@@ -13,7 +13,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from .encoding import FeatureEncoder
-from .mdl import MDLBreakdown, cover_matrix, score_literals
+from .mdl import MODEL_ENCODINGS, MDLBreakdown, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
 from .search import RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .trace import SearchTrace
@@ -67,6 +67,11 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         method ``score(X, y)``.
     k_stop : int, default 5
         Stop growing a rule after this many consecutive beam iterations without improvement.
+    model_encoding : {"thesis", "turs2"}, default "thesis"
+        The model code ``L(M)``: ``"thesis"`` is Eq. 3.13-3.17 as written; ``"turs2"`` is what the
+        authors' implementation charged in its reference runs (universal code for a rule's
+        number of literals, no bits for a literal's form and operator), for comparisons with
+        its scores. See ``docs/spec-notes.md``.
     max_rules : int or None, default None
         An upper bound on the number of rules (None: stop only when the score stops improving).
     record_trace : bool, default False
@@ -90,8 +95,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     score = _ScoreParameter()
 
     def __init__(self, beam_width=10, n_cut_points=20, use_patience=True, use_local_test=True,
-                 use_auxiliary_beam=True, score="learning_speed", k_stop=5, max_rules=None,
-                 record_trace=False, random_state=None, verbose=0):
+                 use_auxiliary_beam=True, score="learning_speed", k_stop=5, model_encoding="thesis",
+                 max_rules=None, record_trace=False, random_state=None, verbose=0):
         self.beam_width = beam_width
         self.n_cut_points = n_cut_points
         self.use_patience = use_patience
@@ -99,6 +104,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.use_auxiliary_beam = use_auxiliary_beam
         self.score = score
         self.k_stop = k_stop
+        self.model_encoding = model_encoding
         self.max_rules = max_rules
         self.record_trace = record_trace
         self.random_state = random_state
@@ -130,6 +136,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "record_trace"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"The '{name}' parameter of TURSClassifier must be a bool. Got {getattr(self, name)!r} instead.")
+        if self.model_encoding not in MODEL_ENCODINGS:
+            raise ValueError(f"The 'model_encoding' parameter of TURSClassifier must be one of {MODEL_ENCODINGS}. "
+                             f"Got {self.model_encoding!r} instead.")
         if self._score_param not in _SCORES:
             raise ValueError(f"The 'score' parameter of TURSClassifier must be one of {_SCORES}. "
                              f"Got {self._score_param!r} instead.")
@@ -156,7 +165,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.encoder_.from_dataframe_ = isinstance(X, pd.DataFrame)
         Xe = self.encoder_.transform(Xf)
         data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
-                          self.encoder_.binary_, len(self.classes_))
+                          self.encoder_.binary_, len(self.classes_), self.model_encoding)
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,
                                   self.use_auxiliary_beam, self._score_param, self.k_stop)
         describe = self._describe_factory() if self.record_trace else None
@@ -185,7 +194,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self._train_covers_ = np.packbits(covers, axis=0)
         self._n_train_ = len(y_codes)
         self.mdl_breakdown_ = score_literals(self._literals_, Xe, y_codes, len(self.classes_),
-                                             [c.cuts for c in self.encoder_.columns_], self.encoder_.binary_)
+                                             [c.cuts for c in self.encoder_.columns_], self.encoder_.binary_,
+                                             self.model_encoding)
         self.mdl_score_ = self.mdl_breakdown_.total
         self._build_rules(covers)
         self.trace_ = None

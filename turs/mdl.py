@@ -10,6 +10,10 @@
 * ``L(M) = L_univ(K) + sum_i L(S_i) - log2 K!`` (Eq. 3.18) and
   ``L(S) = log2 K_col + log2 binom(K_col, k) + sum L_value_op`` (Eq. 3.13-3.17).
 
+``model_encoding="turs2"`` swaps in the model code that the authors' implementation used in
+the reference runs (``L_univ(k)`` for the number of literals, no bits for a literal's form and
+operator), for comparisons with its ``total_cl_bits``.
+
 :func:`mdl_score` computes it with its breakdown for ANY rule set on any data.
 """
 from __future__ import annotations
@@ -63,30 +67,59 @@ class MDLBreakdown:
 
 
 # ---------------------------------------------------------------------------- pieces
-def literal_value_op_bits(binary: bool, two_sided: bool, k_value: int) -> float:
+#: The model encodings :func:`mdl_score` and the search know (see :func:`literal_value_op_bits`).
+MODEL_ENCODINGS = ("thesis", "turs2")
+
+
+def check_model_encoding(model_encoding: str) -> int:
+    """The index of ``model_encoding`` in :data:`MODEL_ENCODINGS` (0 or 1), or a ValueError."""
+    if model_encoding not in MODEL_ENCODINGS:
+        raise ValueError(f"model_encoding must be one of {MODEL_ENCODINGS}. Got {model_encoding!r}.")
+    return MODEL_ENCODINGS.index(model_encoding)
+
+
+def literal_value_op_bits(binary: bool, two_sided: bool, k_value: int, model_encoding: str = "thesis") -> float:
     """``L_value_op`` of one literal (Eq. 3.15, 3.16).
 
-    Binary (one-hot or 0/1) column: 1 bit. Numeric, one cut: 1 bit for the form, 1 bit for
-    the operator and ``log2 K_value``; two cuts: 1 bit for the form and
-    ``log2 binom(K_value, 2)``. ``K_value`` counts the candidate cuts that split the data
-    reached by the preceding literals into two non-empty parts.
+    ``"thesis"`` (the text of Section 3.4.3): binary (one-hot or 0/1) column: 1 bit. Numeric,
+    one cut: 1 bit for the form, 1 bit for the operator and ``log2 K_value``; two cuts: 1 bit
+    for the form and ``log2 binom(K_value, 2)``.
+
+    ``"turs2"`` (what the authors' implementation charged in the runs of
+    ``../shared/anchors``, reconstructed from their ``cl_model_bits``): no bits for the form
+    and the operator: binary 0 bits, one cut ``log2 K_value``, two cuts
+    ``log2 binom(K_value, 2)``.
+
+    ``K_value`` counts the candidate cuts that split the data reached by the preceding
+    literals into two non-empty parts.
     """
+    turs2 = check_model_encoding(model_encoding) == 1
     if binary:
-        return 1.0
+        return 0.0 if turs2 else 1.0
     if two_sided:
         if k_value < 2:
             raise ValueError("a two-cut literal needs K_value >= 2")
-        return 1.0 + log2_comb(k_value, 2)
+        return (0.0 if turs2 else 1.0) + log2_comb(k_value, 2)
     if k_value < 1:
         raise ValueError("a one-cut literal needs K_value >= 1")
-    return 2.0 + math.log2(k_value)
+    return (0.0 if turs2 else 2.0) + math.log2(k_value)
 
 
-def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0):
+def rule_header_bits(d: int, k: int, model_encoding: str = "thesis") -> float:
+    """The code length of a rule's number of literals ``k`` and of which ``k`` of the ``d``
+    columns they use: ``log2 K_col + log2 binom(K_col, k)`` (Eq. 3.13-3.14, ``"thesis"``) or
+    ``L_univ(k) + log2 binom(K_col, k)`` (``"turs2"``, the authors' implementation)."""
+    if check_model_encoding(model_encoding) == 1:
+        return universal_integer_code(k) + log2_comb(d, k)
+    return math.log2(d) + log2_comb(d, k)
+
+
+def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0, model_encoding: str = "thesis"):
     """``L(S)`` of one rule (Eq. 3.17) with per-literal ``L_value_op`` and ``K_value``.
 
     ``literals``: sequence of ``(column_index, low, high)`` in the rule's order. The
     ``K_value`` of literal i is computed on the instances that satisfy literals 0..i-1.
+    ``model_encoding``: see :func:`literal_value_op_bits` and :func:`rule_header_bits`.
     """
     n, d = Xe.shape
     k = len(literals)
@@ -98,7 +131,7 @@ def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0)
             f"Rule {rule_index} has two literals on the same column; merge them into one "
             "interval (a rule has at most one literal per variable, Section 3.4.3)."
         )
-    bits = math.log2(d) + log2_comb(d, k)
+    bits = rule_header_bits(d, k, model_encoding)
     sub = np.ones(n, dtype=bool)
     value_ops, k_values = [], []
     for j, low, high in literals:
@@ -115,7 +148,7 @@ def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0)
             c = np.asarray(cuts[j], dtype=float)
             kv = int(np.count_nonzero((c > x.min()) & (c <= x.max())))
         try:
-            vo = literal_value_op_bits(bool(binary[j]), two_sided, kv)
+            vo = literal_value_op_bits(bool(binary[j]), two_sided, kv, model_encoding)
         except ValueError:
             raise ValueError(
                 f"Literal {len(value_ops) + 1} of rule {rule_index} (column {j}) does not split the "
@@ -207,7 +240,7 @@ def model_bits_total(rule_bits) -> tuple[float, float, float]:
 
 
 # ---------------------------------------------------------------------------- public
-def score_literals(rules_literals, Xe, y, n_classes, cuts, binary) -> MDLBreakdown:
+def score_literals(rules_literals, Xe, y, n_classes, cuts, binary, model_encoding: str = "thesis") -> MDLBreakdown:
     """The MDL score of rules given as literal lists on an encoded matrix (internal API)."""
     n = Xe.shape[0]
     covers = cover_matrix(rules_literals, Xe)
@@ -217,7 +250,7 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary) -> MDLBreakdo
     rule_regret = tuple(float(table[c]) for c in rule_cov)
     else_regret = float(table[int(else_counts.sum())])
     rbits = tuple(
-        rule_model_bits(lits, Xe, cuts, binary, i + 1)[0] for i, lits in enumerate(rules_literals)
+        rule_model_bits(lits, Xe, cuts, binary, i + 1, model_encoding)[0] for i, lits in enumerate(rules_literals)
     )
     mbits, lu, lf = model_bits_total(rbits)
     regret = float(sum(rule_regret)) + else_regret
@@ -230,7 +263,8 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary) -> MDLBreakdo
     )
 
 
-def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: FeatureEncoder | None = None) -> MDLBreakdown:
+def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: FeatureEncoder | None = None,
+              model_encoding: str = "thesis") -> MDLBreakdown:
     """The MDL-based score ``L(D, M)`` of Eq. 3.20 of any rule set on any data, in bits.
 
     Parameters
@@ -243,6 +277,8 @@ def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: Fea
     classes : the label set ``Y`` (default: the labels present in ``y``); ``|Y|`` enters
         every regret.
     encoder : a fitted :class:`~turs.encoding.FeatureEncoder` (default: fitted on ``X``).
+    model_encoding : ``"thesis"`` (Eq. 3.13-3.17 as written) or ``"turs2"`` (the model code of
+        the authors' implementation: see :func:`literal_value_op_bits`).
 
     Returns
     -------
@@ -250,6 +286,7 @@ def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: Fea
     """
     from .estimator import _as_frame  # local: estimator imports this module
 
+    check_model_encoding(model_encoding)
     Xf = _as_frame(X, None)
     if encoder is None:
         encoder = FeatureEncoder(n_cut_points=n_cut_points).fit(Xf)
@@ -277,4 +314,4 @@ def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: Fea
             lits.append((names[c.column], c.low, c.high))
         rules_literals.append(lits)
     cuts = [c.cuts for c in encoder.columns_]
-    return score_literals(rules_literals, Xe, y_codes, len(classes), cuts, encoder.binary_)
+    return score_literals(rules_literals, Xe, y_codes, len(classes), cuts, encoder.binary_, model_encoding)

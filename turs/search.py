@@ -24,11 +24,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._core.codes import log2_comb, log2_factorial, universal_integer_code
+from ._core.codes import log2_factorial, universal_integer_code
 from ._core.kernels import (_grow_candidates, _refinement_model_bits, _rows_in_interval,
                             _score_candidates)
 from ._core.regret import log2_regret_table
-from .mdl import nll_bits, overlap_groups
+from .mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
 
 
 # ------------------------------------------------------------------------------ data
@@ -41,8 +41,10 @@ class SearchData:
     n_bins: np.ndarray  # (d,) int64
     binary: np.ndarray  # (d,) bool
     n_classes: int
+    model_encoding: str = "thesis"  # see turs.mdl.literal_value_op_bits
 
     def __post_init__(self):
+        self.turs2 = check_model_encoding(self.model_encoding) == 1
         self.d, self.n = self.bins.shape
         self.log2_regret = log2_regret_table(self.n, self.n_classes)
         self.log2_d = math.log2(self.d)
@@ -285,10 +287,11 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     k = len(base.literals)
     base_vo = np.asarray(base.value_ops, dtype=float)
     n_cand = len(idx)
-    header_new = data.log2_d + log2_comb(d, k + 1) if k + 1 <= d else np.inf
-    header_old = data.log2_d + log2_comb(d, k) if k >= 1 else 0.0
+    header_new = rule_header_bits(d, k + 1, data.model_encoding) if k + 1 <= d else np.inf
+    header_old = rule_header_bits(d, k, data.model_encoding) if k >= 1 else 0.0
     # growths that add a new variable (appended last)
-    vo_new = np.where(data.binary, 1.0, 2.0 + np.log2(np.maximum(k_split, 1)))
+    form_bits = (0.0, 0.0) if data.turs2 else (1.0, 2.0)  # binary, one cut (Eq. 3.15)
+    vo_new = np.where(data.binary, form_bits[0], form_bits[1] + np.log2(np.maximum(k_split, 1)))
     value_op = vo_new[feat]
     model = header_new + float(base_vo.sum()) + value_op
     later_k = later_vo = None
@@ -301,7 +304,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         ri = np.flatnonzero(ref)
         m_ref, vo_ref, ok_ref, nk, nvo = _refinement_model_bits(
             data.bins, lits, base_vo, np.asarray(base.k_values, dtype=np.int64), data.binary,
-            data.n_bins, feat[ri], new_lo[ri], new_hi[ri], header_old)
+            data.n_bins, feat[ri], new_lo[ri], new_hi[ri], header_old, data.turs2)
         model[ri] = np.where(ok_ref, m_ref, np.inf)
         value_op[ri] = vo_ref
         later_k = np.full((n_cand, k), -1, dtype=np.int64)

@@ -252,22 +252,23 @@ def _rows_in_interval(bins_col, rows, a, e):
 
 
 @njit(cache=NUMBA_CACHE)
-def _value_op_bits(binary, two_sided, k_value):
-    """``L_value_op`` of Eq. 3.15/3.16 (see ``turs.mdl.literal_value_op_bits``); -1 if undefined."""
+def _value_op_bits(binary, two_sided, k_value, turs2):
+    """``L_value_op`` of Eq. 3.15/3.16 (see ``turs.mdl.literal_value_op_bits``; ``turs2``: the
+    authors' implementation's code, without form and operator bits); -1 if undefined."""
     if binary:
-        return 1.0
+        return 0.0 if turs2 else 1.0
     if two_sided:
         if k_value < 2:
             return -1.0
-        return 1.0 + math.log2(k_value * (k_value - 1) / 2.0)
+        return (0.0 if turs2 else 1.0) + math.log2(k_value * (k_value - 1) / 2.0)
     if k_value < 1:
         return -1.0
-    return 2.0 + math.log2(k_value)
+    return (0.0 if turs2 else 2.0) + math.log2(k_value)
 
 
 @njit(cache=NUMBA_CACHE)
 def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_feat, cand_lo,
-                           cand_hi, header):
+                           cand_hi, header, turs2):
     """``L(S')`` (Eq. 3.17) of growths that refine an existing literal of a base rule.
 
     Refining literal p (feature f, new bin interval ``[a, e)``) can change its form and the
@@ -325,7 +326,7 @@ def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_f
         a = cand_lo[i]
         e = cand_hi[i]
         two = a > 0 and e < n_bins[f]
-        vo = _value_op_bits(False, two, k_values[p])
+        vo = _value_op_bits(False, two, k_values[p], turs2)
         if vo < 0:
             continue
         value_op[i] = vo
@@ -345,7 +346,7 @@ def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_f
                     hi_q = tmax[p, q, b]
             kq = hi_q - lo_q if hi_q >= 0 else 0
             two_q = lits[q, 1] > 0 and lits[q, 2] < n_bins[fq]
-            vq = _value_op_bits(False, two_q, kq)
+            vq = _value_op_bits(False, two_q, kq, turs2)
             if vq < 0:
                 good = False
                 break

@@ -1,7 +1,8 @@
 """Registry of the benchmark's algorithms: a name -> an :class:`~turs.bench.adapters.Adapter` factory.
 
 Built in: ``turs`` (the thesis settings: beam width 10, 20 cut points), the ablations
-``turs-nopatience``, ``turs-nolocaltest``, ``turs-noaux`` and ``cart``. Other modules add
+``turs-nopatience``, ``turs-nolocaltest``, ``turs-noaux``, ``turs-turs2code`` (the model code of
+the authors' implementation) and ``cart``. Other modules add
 algorithms with :func:`register_algorithm`; the competitor adapters in ``turs.competitors`` are
 imported the first time the registry is read, if that package exists::
 
@@ -191,4 +192,6 @@ register_algorithm("turs-nolocaltest", TURSAdapter, params={"use_local_test": Fa
                    description="TURS without the MDL local test (ablation, Table 3.6)")
 register_algorithm("turs-noaux", TURSAdapter, params={"use_auxiliary_beam": False},
                    description="TURS without the auxiliary beam")
+register_algorithm("turs-turs2code", TURSAdapter, params={"model_encoding": "turs2"},
+                   description="TURS with the model code of the authors' implementation (compare with its runs)")
 register_algorithm("cart", CARTAdapter, description="scikit-learn DecisionTreeClassifier, defaults")
