@@ -32,14 +32,16 @@ def test_grow_candidates_equals_naive(seed, use_ie):
     present = np.unique(group[rows][group[rows] >= 0])
     gl = np.where(group[rows] >= 0, np.searchsorted(present, group[rows]), -1).astype(np.int64)
     m = masks[present].astype(np.int64)
-    disjoint = (m @ m.T) == 0
+    shares = (m @ m.T) > 0  # groups whose rules intersect
+    nbr_ptr = np.concatenate([[0], np.cumsum(shares.sum(axis=1))]).astype(np.int64)
+    nbr_idx = np.nonzero(shares)[1].astype(np.int64)
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present],
                      dtype=float).reshape(len(present), C)
     ptr, idx, sign, n_sub = group_subsets(masks[present])
     if not use_ie:
         ptr, idx, sign, n_sub = np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        bins, y, rows, lo, hi, n_bins, C, gl, disjoint, union, ptr, idx, sign, n_sub, use_ie)
+        bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, union, ptr, idx, sign, n_sub, use_ie)
     want = naive.grow_candidates(bins, y, rows, lo, hi, n_bins, C, covers)
     S = len(valid) // bins.shape[0]
     got = {}
@@ -156,6 +158,11 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     gl = np.where(group[rows] >= 0, np.searchsorted(present, group[rows]), -1).astype(np.int64)
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present], dtype=float)
     ptr, idx, sign, n_sub = group_subsets(masks[present])
-    args = (bins, y, rows, lo, hi, n_bins, C, gl, np.zeros((0, 0), np.bool_), union, ptr, idx, sign, n_sub, True)
-    for a, b in zip(_grow_candidates_serial(*args), _grow_candidates_parallel(*args)):
-        np.testing.assert_array_equal(a, b)
+    m = masks[present].astype(np.int64)
+    shares = (m @ m.T) > 0
+    nbr_ptr = np.concatenate([[0], np.cumsum(shares.sum(axis=1))]).astype(np.int64)
+    nbr_idx = np.nonzero(shares)[1].astype(np.int64)
+    for use_ie in (True, False):
+        args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, union, ptr, idx, sign, n_sub, use_ie)
+        for a, b in zip(_grow_candidates_serial(*args), _grow_candidates_parallel(*args)):
+            np.testing.assert_array_equal(a, b)

@@ -60,6 +60,48 @@ def test_every_candidate_score_equals_the_public_score(make, model_encoding):
     assert model.mdl_score_ == pytest.approx(model._search_total_, rel=1e-12)
 
 
+def test_neighbour_union_counts_give_the_same_search_as_inclusion_exclusion(monkeypatch):
+    """Groups with many rules switch the kernel from inclusion-exclusion to neighbour lists;
+    forcing the switch everywhere must not change a single score."""
+    import turs.search as search
+
+    X, y = make_overlap_blockade_data(n=800, seed=3)
+    a = TURSClassifier(beam_width=5).fit(X, y)
+    monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", 0)
+    b = TURSClassifier(beam_width=5).fit(X, y)
+    assert len(a.rules_) >= 2
+    assert [str(r) for r in a.rules_] == [str(r) for r in b.rules_]
+    assert a.mdl_score_ == pytest.approx(b.mdl_score_, rel=1e-12)
+
+
+def test_local_neighbour_lists_are_the_restricted_global_ones():
+    from turs.search import RuleSetState, SearchData, learn_rule_set, local_neighbours
+    from turs.search import SearchSettings
+
+    X, y = make_overlap_blockade_data(n=600, seed=2)
+    model = TURSClassifier(beam_width=5).fit(X, y)
+    enc = model.encoder_
+    data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64),
+                      enc.n_bins_, enc.binary_, len(model.classes_))
+    state, _ = learn_rule_set(data, SearchSettings(5, True, True, True, "learning_speed", 5))
+    import turs.search as search
+    saved = search.MAX_RULES_FOR_SUBSETS
+    try:
+        search.MAX_RULES_FOR_SUBSETS = 0
+        st = RuleSetState(data, state.rules)
+    finally:
+        search.MAX_RULES_FOR_SUBSETS = saved
+    G = len(st.group_masks)
+    assert G >= 2
+    m = st.group_masks.astype(int)
+    shares = (m @ m.T) > 0
+    present = np.arange(G)[::2]
+    ptr, idx = local_neighbours(st, present)
+    for i, J in enumerate(present):
+        want = [k for k, g in enumerate(present) if shares[J, g]]
+        assert sorted(idx[ptr[i]:ptr[i + 1]].tolist()) == want
+
+
 def test_search_is_deterministic():
     X, y = _wine()
     a = TURSClassifier().fit(X, y)

@@ -3,6 +3,7 @@
 >>> from turs import TURSClassifier
 >>> model = TURSClassifier().fit(X, y)          # doctest: +SKIP
 """
+from . import _config  # noqa: F401  (first: sets OMP_WAIT_POLICY before any OpenMP runtime starts)
 from .estimator import TURSClassifier
 from .mdl import MDLBreakdown, mdl_score
 from .rules import Condition, ElseRule, Rule

@@ -129,10 +129,13 @@ class RuleSetState:
         self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = group_subsets(self.group_masks)
         self.use_ie = self.sub_ptr is not None
         if G and not self.use_ie:
-            m = self.group_masks.astype(np.int64)
-            self.disjoint = (m @ m.T) == 0
+            # groups whose rules intersect (float32 product: exact for these small counts)
+            m = self.group_masks.astype(np.float32)
+            shares = (m @ m.T) > 0
+            self.nbr_ptr = np.concatenate([[0], np.cumsum(shares.sum(axis=1))]).astype(np.int64)
+            self.nbr_idx = np.nonzero(shares)[1].astype(np.int64)
         else:
-            self.disjoint = np.zeros((0, 0), dtype=bool)
+            self.nbr_ptr, self.nbr_idx = np.zeros(G + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
         self.else_n = int(self.else_counts.sum())
@@ -182,6 +185,23 @@ def group_subsets(masks: np.ndarray):
             sign.append(1.0 if len(T) % 2 else -1.0)
         ptr.append(len(idx))
     return (np.array(ptr, np.int64), np.array(idx, np.int64), np.array(sign), len(ids))
+
+
+def local_neighbours(state: "RuleSetState", present: np.ndarray):
+    """The neighbour lists (groups sharing a rule) of the groups ``present`` in a base rule,
+    restricted to those groups and renumbered locally (CSR ``ptr, idx``)."""
+    if state.use_ie or len(present) == 0:
+        return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64)
+    starts = state.nbr_ptr[present]
+    lens = state.nbr_ptr[present + 1] - starts
+    pos = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum())
+    local = np.full(len(state.group_masks), -1, dtype=np.int64)
+    local[present] = np.arange(len(present))
+    nb = local[state.nbr_idx[pos]]
+    keep = nb >= 0
+    owner = np.repeat(np.arange(len(present)), lens)[keep]
+    ptr = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(present)))]).astype(np.int64)
+    return ptr, nb[keep]
 
 
 def local_subsets(state: "RuleSetState", present: np.ndarray):
@@ -262,19 +282,17 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     rows = base.rows
     gl_global = state.group_of[rows]
     present = np.unique(gl_global[gl_global >= 0])
-    disjoint = np.zeros((0, 0), dtype=np.bool_)
     if len(present):
         gl = np.where(gl_global >= 0, np.searchsorted(present, gl_global), -1).astype(np.int64)
-        if not state.use_ie:
-            disjoint = np.ascontiguousarray(state.disjoint[np.ix_(present, present)])
         union = np.ascontiguousarray(state.union_counts[present])
     else:
         gl = np.full(len(rows), -1, dtype=np.int64)
         union = np.zeros((0, C))
     sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
+    nbr_ptr, nbr_idx = local_neighbours(state, present)
     lo, hi = base.intervals(data)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        data.bins, data.y, rows, lo, hi, data.n_bins, C, gl, disjoint, union,
+        data.bins, data.y, rows, lo, hi, data.n_bins, C, gl, nbr_ptr, nbr_idx, union,
         sub_ptr, sub_idx, sub_sign, n_sub, state.use_ie)
     idx = np.flatnonzero(valid)
     if idx.size == 0:

@@ -17,7 +17,7 @@ from numba import njit, prange
 from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 
 
-def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts,
+def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, union_counts,
                           sub_ptr, sub_idx, sub_sign, n_sub, use_ie):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7).
 
@@ -29,14 +29,14 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     lo, hi : (d,) int64       the base rule's bin interval per feature
     n_bins : (d,) int64       number of bins per feature
     group_local : (m,) int64  overlap group of each row of ``rows`` (-1: not covered by M)
-    disjoint : (G, G) bool    ``disjoint[g, J]``: the rules of groups g and J do not intersect
-                              (only read when ``use_ie`` is False)
+    nbr_ptr, nbr_idx : CSR lists, per group J, of the groups g whose rules intersect J's
+                              (J included) (only read when ``use_ie`` is False)
     union_counts : (G, C) float  class counts of the union of the covers of group g's rules
     sub_ptr, sub_idx, sub_sign : CSR lists, per group, of the non-empty subsets ``T`` of its
         rules (indices ``< n_sub``) with the inclusion-exclusion sign ``(-1)^(|T|+1)``
     use_ie : count ``|S' \ union of g's rules|`` by inclusion-exclusion over those subsets
-        (``sum over groups of 2^|rules|`` per candidate) instead of over disjoint group pairs
-        (``G^2`` per candidate)
+        (``sum over groups of 2^|rules|`` per bin) instead of by adding each group's counts to
+        its neighbours (``sum over present groups of |neighbours|`` per bin)
 
     Candidate slot ``f * S + 2 * (t - 1) + side`` (``S = 2 * (max n_bins - 1)``) holds the
     literal on feature ``f`` that keeps bins ``[lo_f, t)`` (side 0) or ``[t, hi_f)`` (side 1).
@@ -122,7 +122,7 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
         add = np.zeros(C)
         # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
         # rules, by inclusion-exclusion over rule subsets (superset sums per bin)
-        cum_union = np.zeros((G if use_ie else 0, nb + 1, C))
+        cum_union = np.zeros((G, nb + 1, C))
         if use_ie and G > 0:
             sc = np.zeros((n_sub, C))
             for b in range(nb):
@@ -146,6 +146,25 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                             for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
                                 v += sub_sign[s2] * sc[sub_idx[s2], c]
                         cum_union[g, b + 1, c] = cum_union[g, b, c] + v
+        elif G > 0:
+            # the union of g's rules holds exactly the rows of the groups J that share a rule
+            # with g (nbr lists): add each group's counts in bin b to its neighbours
+            for b in range(nb):
+                for g in range(G):
+                    for c in range(C):
+                        cum_union[g, b + 1, c] = cum_union[g, b, c]
+                if b < bmin or b > bmax:
+                    continue
+                for J in range(G):
+                    nj = 0
+                    for c in range(C):
+                        nj += cum_g[J, b + 1, c] - cum_g[J, b, c]
+                    if nj == 0:
+                        continue
+                    for s2 in range(nbr_ptr[J], nbr_ptr[J + 1]):
+                        g = nbr_idx[s2]
+                        for c in range(C):
+                            cum_union[g, b + 1, c] += cum_g[J, b + 1, c] - cum_g[J, b, c]
         for t in range(l + 1, h):
             for side in range(2):
                 if side == 0:
@@ -183,16 +202,8 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                     if ng_tot == 0.0:
                         continue
                     # counts of the candidate outside the union of group g's rules
-                    if use_ie:
-                        for c in range(C):
-                            add[c] = counts[slot, c] - (cum_union[g, e, c] - cum_union[g, a, c])
-                    else:
-                        for c in range(C):
-                            add[c] = counts_unc[slot, c]
-                        for J in range(G):
-                            if disjoint[g, J]:
-                                for c in range(C):
-                                    add[c] += n_g[J, c]
+                    for c in range(C):
+                        add[c] = counts[slot, c] - (cum_union[g, e, c] - cum_union[g, a, c])
                     add_tot = 0.0
                     for c in range(C):
                         add_tot += add[c]
@@ -225,13 +236,13 @@ PARALLEL_MIN_WORK = 400_000
 """Rows x features below which the serial kernel is used (a thread team costs more)."""
 
 
-def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts,
+def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, union_counts,
                      sub_ptr, sub_idx, sub_sign, n_sub, use_ie):
     """Dispatch to the serial or the ``prange`` kernel by the size of the work (see impl)."""
     work = rows.shape[0] * bins.shape[0] * (1 + union_counts.shape[0])
     kernel = (_grow_candidates_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK
               else _grow_candidates_serial)
-    return kernel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, disjoint, union_counts,
+    return kernel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, union_counts,
                   sub_ptr, sub_idx, sub_sign, n_sub, use_ie)
 
 
