@@ -166,3 +166,11 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
         args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, union, ptr, idx, sign, n_sub, use_ie)
         for a, b in zip(_grow_candidates_serial(*args), _grow_candidates_parallel(*args)):
             np.testing.assert_array_equal(a, b)
+
+
+def test_warmup_runs_every_kernel_variant():
+    """`turs.warmup()` calls the prange kernel directly: it must follow the kernel's signature."""
+    import turs
+
+    seconds = turs.warmup()
+    assert 0 < seconds < 120

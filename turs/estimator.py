@@ -61,6 +61,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         The MDL local test (Eq. 3.22, 3.25) (ablation, Table 3.6).
     use_auxiliary_beam : bool, default True
         The auxiliary beam with the complementary score (Eq. 3.24).
+    local_test_fallback : bool, default False
+        Not in the thesis: when no growth of a base rule passes the local test, let the main
+        beam take its growths whose MDL score beats the base's (the "rerun on invalid" of the
+        authors' implementation).
     score : {"learning_speed", "absolute"}, default "learning_speed"
         ``r(S)`` of Eq. 3.21, or the absolute decrease of the MDL score (ablation).
         Read it with ``get_params()["score"]``: ``model.score`` is the scikit-learn accuracy
@@ -95,13 +99,14 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     score = _ScoreParameter()
 
     def __init__(self, beam_width=10, n_cut_points=20, use_patience=True, use_local_test=True,
-                 use_auxiliary_beam=True, score="learning_speed", k_stop=5, model_encoding="thesis",
+                 use_auxiliary_beam=True, local_test_fallback=False, score="learning_speed", k_stop=5, model_encoding="thesis",
                  max_rules=None, record_trace=False, random_state=None, verbose=0):
         self.beam_width = beam_width
         self.n_cut_points = n_cut_points
         self.use_patience = use_patience
         self.use_local_test = use_local_test
         self.use_auxiliary_beam = use_auxiliary_beam
+        self.local_test_fallback = local_test_fallback
         self.score = score
         self.k_stop = k_stop
         self.model_encoding = model_encoding
@@ -133,7 +138,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         int_param("verbose", 0)
         if self.n_cut_points > 254:
             raise ValueError(f"The 'n_cut_points' parameter of TURSClassifier must be <= 254. Got {self.n_cut_points}.")
-        for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "record_trace"):
+        for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "local_test_fallback", "record_trace"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"The '{name}' parameter of TURSClassifier must be a bool. Got {getattr(self, name)!r} instead.")
         if self.model_encoding not in MODEL_ENCODINGS:
@@ -167,7 +172,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
                           self.encoder_.binary_, len(self.classes_), self.model_encoding)
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,
-                                  self.use_auxiliary_beam, self._score_param, self.k_stop)
+                                  self.use_auxiliary_beam, self._score_param, self.k_stop,
+                                  local_test_fallback=self.local_test_fallback)
         describe = self._describe_factory() if self.record_trace else None
         bar = None
         progress = None

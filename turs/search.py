@@ -375,6 +375,7 @@ class SearchSettings:
     score: str = "learning_speed"
     k_stop: int = 5
     max_iterations: int = 1000
+    local_test_fallback: bool = False
 
 
 def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=None):
@@ -399,6 +400,11 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
             if g is None:
                 continue
             lt = g.local_test if settings.use_local_test else np.ones_like(g.local_test)
+            if settings.use_local_test and settings.local_test_fallback and not lt.any():
+                # no growth of this base passes the local test: keep those that beat the base
+                # itself (the empty rule: that improve on M), as the authors' code does
+                bar = base.total_after if np.isfinite(base.total_after) else state.total
+                lt = g.total_after < bar
             for i in _select(g.r, g.bucket, lt, W, settings.use_patience):
                 main_sel.append((g.r[i], g.bucket[i], g.key(i), g, i))
             if describe is not None and settings.use_local_test:

@@ -194,4 +194,6 @@ register_algorithm("turs-noaux", TURSAdapter, params={"use_auxiliary_beam": Fals
                    description="TURS without the auxiliary beam")
 register_algorithm("turs-turs2code", TURSAdapter, params={"model_encoding": "turs2"},
                    description="TURS with the model code of the authors' implementation (compare with its runs)")
+register_algorithm("turs-turs2", TURSAdapter, params={"model_encoding": "turs2", "local_test_fallback": True},
+                   description="TURS as the authors' implementation runs: its model code and its local-test fallback")
 register_algorithm("cart", CARTAdapter, description="scikit-learn DecisionTreeClassifier, defaults")
