@@ -30,10 +30,14 @@ PROFILE ?= quick
 NOTEBOOKS := $(filter-out notebooks/explorer.py,$(wildcard notebooks/*.py))
 EXECUTED := $(patsubst notebooks/%.py,build/notebooks/%.ipynb,$(NOTEBOOKS))
 RUN_NOTEBOOK = $(PY) tools/run_notebook.py
+# COMPUTE=0: notebooks use the benchmark records that exist and show the rest as missing
+# (e.g. `make reproduce PROFILE=paper COMPUTE=0` after `make experiments PROFILE=paper`).
+COMPUTE ?= 1
+export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench clean competitors experiments compare FORCE
+.PHONY: help install test reproduce bench clean competitors experiments compare reference-check FORCE
 
 help:
 	@echo "make targets:"
@@ -45,9 +49,10 @@ help:
 	@echo "  bench              speed benchmark"
 	@echo "  experiments        run the benchmark (PROFILE, ALGORITHMS=$(ALGORITHMS)) into RESULTS=$(RESULTS); resumable"
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
+	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
 	@echo "  competitors        install the competitor learners (Weka, Orange CN2, CLASSY, imodels) into $(VENV)"
 	@echo "  clean              remove build/ (executed notebooks, numba cache) and notebooks/*.ipynb"
-	@echo "variables: VENV=$(VENV) PROFILE=$(PROFILE) TURS_DATA_DIR=$(if $(TURS_DATA_DIR),$(TURS_DATA_DIR),(unset))"
+	@echo "variables: VENV=$(VENV) PROFILE=$(PROFILE) COMPUTE=$(COMPUTE) TURS_DATA_DIR=$(if $(TURS_DATA_DIR),$(TURS_DATA_DIR),(unset))"
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -69,6 +74,12 @@ BENCH_TIMEOUT ?= 600
 experiments: $(STAMP)
 	$(PY) -m turs.bench run --profile $(PROFILE) --algorithms $(ALGORITHMS) --timeout $(BENCH_TIMEOUT) --probe-first --out $(RESULTS)
 	$(PY) -m turs.bench summarize --results $(RESULTS) --out $(RESULTS)/summary.csv
+# Our TURS against the authors' implementation's runs (../shared/anchors) on the 17 datasets
+# it finished: thesis code, its model code, and its model code + local-test fallback.
+REFERENCE_DATASETS = iris,glass-2,glass,wine,heartcleveland,backnote,diabetes,tic-tac-toe,car,wdbc,ionosphere,contracept,vehicle,vowels,thyroid,mammography,chess
+reference-check: $(STAMP)
+	$(PY) -m turs.bench run --profile paper --algorithms turs,turs-turs2code,turs-turs2 --datasets $(REFERENCE_DATASETS) --timeout $(BENCH_TIMEOUT) --out results/reference
+	$(PY) tools/compare_reference.py --results results/reference --algorithms turs,turs-turs2code,turs-turs2
 compare: $(STAMP)
 	$(PY) -m turs.bench compare --results $(RESULTS) --out figures/turs_vs_thesis.csv
 

@@ -167,3 +167,16 @@ def test_mean_table_shows_a_cell_only_when_every_fold_is_ok():
     assert table[["CN2", "C45"]].isna().all().all()  # a failed fold or no record: missing, not dropped
     text = markdown(table, bold=table.eq(table.max(axis=1), axis=0))
     assert text.splitlines()[2] == "| b | **0.650** | — | — |"
+
+
+def test_compute_zero_uses_only_existing_records(results, monkeypatch):
+    """TURS_REPRODUCE_COMPUTE=0 (`make reproduce COMPUTE=0`): nothing runs, missing tasks show."""
+    folder, frame = results
+    monkeypatch.setenv("TURS_REPRODUCE_COMPUTE", "0")
+    again = get_results("quick", "turs,ripper", results_dir=folder, folds="0,1,2", progress=False)
+    turs = again[again["algorithm"] == "turs"]
+    assert (turs[turs["fold"] < 2]["status"] == "ok").all()  # records from the fixture
+    assert set(turs[turs["fold"] == 2]["status"]) == {"skipped"}
+    assert set(again[again["algorithm"] == "ripper"]["status"]) == {"skipped"}
+    assert "TURS_REPRODUCE_COMPUTE=0" in again[again["algorithm"] == "ripper"]["message"].iloc[0]
+    assert not any(p.name.startswith(("sklearn-iris__ripper", "sklearn-iris__turs__fold2")) for p in folder.iterdir())

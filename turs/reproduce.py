@@ -95,6 +95,9 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
         profile, none otherwise. A skipped task that already has a record uses it; otherwise it
         gets a row with status ``"skipped"`` and the reason as ``message``.
 
+    With the environment variable ``TURS_REPRODUCE_COMPUTE=0`` (``make reproduce COMPUTE=0``)
+    nothing is computed: a task without a record gets a row with status ``"skipped"``.
+
     Returns
     -------
     DataFrame
@@ -115,6 +118,10 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     out = Path(results_dir) if results_dir is not None else repo_root() / "results" / profile
     skip = dict(QUICK_SKIP if profile == "quick" else {}) if skip is None else dict(skip)
     tasks = make_tasks(datasets, algorithms, folds=folds)
+    if os.environ.get("TURS_REPRODUCE_COMPUTE", "1") == "0":
+        reason = f"no record in {out} and TURS_REPRODUCE_COMPUTE=0 (run `make experiments` or drop COMPUTE=0)"
+        skip.update({(t.algorithm, t.dataset): reason for t in tasks
+                     if (t.algorithm, t.dataset) not in skip and not record_path(out, t.id).is_file()})
     todo = [t for t in tasks if (t.algorithm, t.dataset) not in skip or record_path(out, t.id).is_file()]
     run(todo, out, n_jobs=n_jobs, timeout=timeout, progress=progress, probe_first=True)
     frame = summarize(out) if out.is_dir() else summarize([])
