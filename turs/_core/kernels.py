@@ -17,6 +17,24 @@ from numba import njit, prange
 from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 
 
+@njit(cache=NUMBA_CACHE)
+def _scatter_bin_counts(cum_g, b, ptr, idx, out):
+    """Add the class counts of every group J in bin ``b`` (from its cumulative histogram
+    ``cum_g[J]``) to the rows ``out[idx[ptr[J]:ptr[J + 1]]]``: the rule subsets of J
+    (inclusion-exclusion) or the groups J shares a rule with (neighbour lists)."""
+    G, _, C = cum_g.shape
+    for J in range(G):
+        nj = 0
+        for c in range(C):
+            nj += cum_g[J, b + 1, c] - cum_g[J, b, c]
+        if nj == 0:
+            continue
+        for s2 in range(ptr[J], ptr[J + 1]):
+            t = idx[s2]
+            for c in range(C):
+                out[t, c] += cum_g[J, b + 1, c] - cum_g[J, b, c]
+
+
 def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, union_counts,
                           sub_ptr, sub_idx, sub_sign, n_sub, use_ie):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7).
@@ -130,15 +148,7 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                     for c in range(C):
                         sc[t2, c] = 0.0
                 if b >= bmin and b <= bmax:
-                    for J in range(G):
-                        nj = 0
-                        for c in range(C):
-                            nj += cum_g[J, b + 1, c] - cum_g[J, b, c]
-                        if nj == 0:
-                            continue
-                        for s2 in range(sub_ptr[J], sub_ptr[J + 1]):
-                            for c in range(C):
-                                sc[sub_idx[s2], c] += cum_g[J, b + 1, c] - cum_g[J, b, c]
+                    _scatter_bin_counts(cum_g, b, sub_ptr, sub_idx, sc)
                 for g in range(G):
                     for c in range(C):
                         v = 0.0
@@ -153,18 +163,8 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                 for g in range(G):
                     for c in range(C):
                         cum_union[g, b + 1, c] = cum_union[g, b, c]
-                if b < bmin or b > bmax:
-                    continue
-                for J in range(G):
-                    nj = 0
-                    for c in range(C):
-                        nj += cum_g[J, b + 1, c] - cum_g[J, b, c]
-                    if nj == 0:
-                        continue
-                    for s2 in range(nbr_ptr[J], nbr_ptr[J + 1]):
-                        g = nbr_idx[s2]
-                        for c in range(C):
-                            cum_union[g, b + 1, c] += cum_g[J, b + 1, c] - cum_g[J, b, c]
+                if b >= bmin and b <= bmax:
+                    _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, cum_union[:, b + 1, :])
         for t in range(l + 1, h):
             for side in range(2):
                 if side == 0:
