@@ -11,6 +11,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from ..bench.adapters import Adapter
+
 INSTALL_HINT = (
     "Install the competitor libraries with `bash .ci/install-competitors.sh` "
     "(into the active venv, $VENV or .venv) or `pip install 'turs[competitors]'` "
@@ -31,6 +33,19 @@ def require(competitor: str, modules: tuple[str, ...], packages: str) -> None:
             f"{competitor} needs the Python package(s) {packages}; module(s) "
             f"{', '.join(repr(m) for m in missing)} not found. {INSTALL_HINT}"
         )
+
+
+class CompetitorAdapter(Adapter):
+    """An adapter whose library may be missing: constructing it raises an ImportError with the
+    install hint when one of ``requires`` (modules) is not installed; ``packages`` names the
+    pip packages in that message."""
+
+    requires: tuple[str, ...] = ()
+    packages = ""
+
+    def __init__(self, **params):
+        require(self.name, self.requires, self.packages)
+        super().__init__(**params)
 
 
 def import_or_hint(competitor: str, packages: str, importer):

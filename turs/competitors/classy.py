@@ -25,8 +25,8 @@ import types
 import numpy as np
 import pandas as pd
 
-from ..bench.adapters import Adapter, ExtractedRule
-from ._common import first_match_masks, import_or_hint, label_strings, require
+from ..bench.adapters import ExtractedRule
+from ._common import CompetitorAdapter, first_match_masks, import_or_hint, label_strings
 
 __all__ = ["CLASSYAdapter", "apply_shims"]
 
@@ -76,7 +76,7 @@ def apply_shims() -> None:
     _shimmed = True
 
 
-class CLASSYAdapter(Adapter):
+class CLASSYAdapter(CompetitorAdapter):
     """CLASSY rule list (``params`` go to ``rulelist.RuleList``; task and target are fixed).
 
     ``rules()``: the rules in order, each with the rows it is *used for* (covers them and no
@@ -88,10 +88,6 @@ class CLASSYAdapter(Adapter):
     kind = "rule_list"
     requires = _MODULES
     packages = _PACKAGES
-
-    def __init__(self, **params):
-        require(self.name, self.requires, self.packages)
-        super().__init__(**params)
 
     def _fit(self, X, y):
         apply_shims()

@@ -30,8 +30,10 @@ import warnings
 
 import numpy as np
 
-from ..bench.adapters import Adapter, ExtractedRule
-from ._common import QuantileBinarizer, first_match_masks, fmt, import_or_hint, label_strings, one_hot, require
+from ..bench.adapters import ExtractedRule
+from ._common import (
+    CompetitorAdapter, QuantileBinarizer, first_match_masks, fmt, import_or_hint, label_strings, one_hot,
+)
 
 __all__ = ["BRSAdapter", "BRLAdapter", "RuleFitAdapter"]
 
@@ -81,13 +83,9 @@ def _imodels(name: str):
     return import_or_hint("imodels", _PACKAGES, imp)
 
 
-class _ImodelsAdapter(Adapter):
+class _ImodelsAdapter(CompetitorAdapter):
     requires = _MODULES
     packages = _PACKAGES
-
-    def __init__(self, **params):
-        require(self.name, self.requires, self.packages)
-        super().__init__(**params)
 
     def _check_binary(self):
         if len(self.classes_) != 2:

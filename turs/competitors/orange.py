@@ -18,8 +18,8 @@ import warnings
 
 import numpy as np
 
-from ..bench.adapters import Adapter, ExtractedRule
-from ._common import import_or_hint, label_strings, require
+from ..bench.adapters import ExtractedRule
+from ._common import CompetitorAdapter, import_or_hint, label_strings
 
 __all__ = ["CN2Adapter"]
 
@@ -39,7 +39,7 @@ def _orange():
     return import_or_hint("CN2", _PACKAGES, imp)
 
 
-class CN2Adapter(Adapter):
+class CN2Adapter(CompetitorAdapter):
     """CN2 unordered (Orange3 ``CN2UnorderedLearner``; ``params`` go to the learner).
 
     ``rules()``: every non-empty rule with its whole cover (a rule set), plus the default rule
@@ -51,10 +51,6 @@ class CN2Adapter(Adapter):
     kind = "rule_set"
     requires = _MODULES
     packages = _PACKAGES
-
-    def __init__(self, **params):
-        require(self.name, self.requires, self.packages)
-        super().__init__(**params)
 
     def _fit(self, X, y):
         Learner, Cont, Disc, Domain, Table = _orange()

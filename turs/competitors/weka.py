@@ -26,8 +26,8 @@ import re
 
 import numpy as np
 
-from ..bench.adapters import Adapter, ExtractedRule
-from ._common import first_match_masks, fmt, import_or_hint, label_strings, require
+from ..bench.adapters import ExtractedRule
+from ._common import CompetitorAdapter, first_match_masks, fmt, import_or_hint, label_strings
 
 __all__ = ["C45Adapter", "RIPPERAdapter", "OneRAdapter", "start_jvm", "jvm_running"]
 
@@ -115,17 +115,13 @@ def _reflect(obj, field: str):
     raise AttributeError(f"Java object of class {obj.getClass().getName()} has no field {field!r}")
 
 
-class _WekaAdapter(Adapter):
+class _WekaAdapter(CompetitorAdapter):
     """Shared fit/predict for a Weka classifier (``params``: ``options`` list, ``max_heap_size``)."""
 
     classname = ""
     default_options: tuple[str, ...] = ()
     requires = _MODULES
     packages = _PACKAGES
-
-    def __init__(self, **params):
-        require(self.name, self.requires, self.packages)
-        super().__init__(**params)
 
     def _fit(self, X, y):
         start_jvm(self.params.get("max_heap_size"))
