@@ -74,9 +74,9 @@ def test_neighbour_union_counts_give_the_same_search_as_inclusion_exclusion(monk
     assert a.mdl_score_ == pytest.approx(b.mdl_score_, rel=1e-12)
 
 
-def test_local_neighbour_lists_are_the_restricted_global_ones():
-    from turs.search import RuleSetState, SearchData, learn_rule_set, local_neighbours
-    from turs.search import SearchSettings
+def test_local_neighbour_lists_are_the_restricted_global_ones(monkeypatch):
+    import turs.search as search
+    from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set, local_neighbours
 
     X, y = make_overlap_blockade_data(n=600, seed=2)
     model = TURSClassifier(beam_width=5).fit(X, y)
@@ -84,13 +84,8 @@ def test_local_neighbour_lists_are_the_restricted_global_ones():
     data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64),
                       enc.n_bins_, enc.binary_, len(model.classes_))
     state, _ = learn_rule_set(data, SearchSettings(5, True, True, True, "learning_speed", 5))
-    import turs.search as search
-    saved = search.MAX_RULES_FOR_SUBSETS
-    try:
-        search.MAX_RULES_FOR_SUBSETS = 0
-        st = RuleSetState(data, state.rules)
-    finally:
-        search.MAX_RULES_FOR_SUBSETS = saved
+    monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", 0)
+    st = RuleSetState(data, state.rules)
     G = len(st.group_masks)
     assert G >= 2
     m = st.group_masks.astype(int)

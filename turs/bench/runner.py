@@ -236,11 +236,11 @@ def run(
         if not probe_first:
             execute(payloads)
         else:
-            probes, rest = _split_probes(payloads, done)
+            probes, rest, probe_of = _split_probes(payloads, done)
             execute(probes)
             runnable = []
             for p in rest:
-                probe = done.get(_probe_id(p["task"], done))
+                probe = done.get(probe_of[p["task"].id].id)
                 if probe is not None and probe.get("status") == "timeout":
                     rec = base_record(p["task"], p["params"])
                     rec.update(status="skipped", message=(
@@ -257,37 +257,29 @@ def run(
     return result
 
 
-def _group(task: Task) -> tuple:
-    return (task.dataset, task.algorithm, dumps_settings(task.settings), task.n_folds)
+def _group(dataset, algorithm, settings, n_folds) -> tuple:
+    return (dataset, algorithm, json.dumps(settings or {}, sort_keys=True), n_folds)
 
 
-def _split_probes(payloads: list[dict], done: dict) -> tuple[list[dict], list[dict]]:
-    """The payloads of each group's lowest fold (unless it already has a record), and the rest."""
+def _split_probes(payloads: list[dict], done: dict) -> tuple[list[dict], list[dict], dict]:
+    """The payloads of each (dataset, algorithm, settings) group's lowest fold, the rest, and
+    the probe task of every group (its lowest fold among the payloads and the records)."""
     lowest: dict[tuple, int] = {}
     for p in payloads:
-        g = _group(p["task"])
-        lowest[g] = min(lowest.get(g, p["task"].fold), p["task"].fold)
-    for rec_id, rec in done.items():
-        g = (rec["dataset"], rec["algorithm"], dumps_settings(rec.get("settings") or {}), rec.get("n_folds"))
-        if g in lowest and rec["fold"] < lowest[g]:
-            lowest[g] = rec["fold"]
-    probes = [p for p in payloads if p["task"].fold == lowest[_group(p["task"])]]
-    rest = [p for p in payloads if p["task"].fold != lowest[_group(p["task"])]]
-    return probes, rest
-
-
-def _probe_id(task: Task, done: dict) -> str | None:
-    """Id of the record of the lowest fold of ``task``'s group among ``done``."""
-    best = None
-    for rec_id, rec in done.items():
-        if (rec["dataset"], rec["algorithm"], dumps_settings(rec.get("settings") or {}), rec.get("n_folds")) == _group(task) \
-                and rec["fold"] < task.fold and (best is None or rec["fold"] < done[best]["fold"]):
-            best = rec_id
-    return best
-
-
-def dumps_settings(settings: dict) -> str:
-    return json.dumps(settings, sort_keys=True)
+        t = p["task"]
+        g = _group(t.dataset, t.algorithm, t.settings, t.n_folds)
+        lowest[g] = min(lowest.get(g, t.fold), t.fold)
+    for rec in done.values():
+        g = _group(rec["dataset"], rec["algorithm"], rec.get("settings"), rec.get("n_folds"))
+        if g in lowest:
+            lowest[g] = min(lowest[g], rec["fold"])
+    probe_of, probes, rest = {}, [], []
+    for p in payloads:
+        t = p["task"]
+        fold = lowest[_group(t.dataset, t.algorithm, t.settings, t.n_folds)]
+        probe_of[t.id] = Task(t.dataset, fold, t.algorithm, t.settings, t.n_folds)
+        (probes if t.fold == fold else rest).append(p)
+    return probes, rest, probe_of
 
 
 def _run_joblib(payloads, timeout, n_jobs, emit: Callable[[dict], None]) -> None:
