@@ -47,7 +47,6 @@ reference_csv = None  # the reference implementation's runs; None: <repo>/../sha
 
 # %%
 import warnings
-from pathlib import Path
 
 import matplotlib
 
@@ -58,13 +57,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
-from turs.datasets import REGISTRY  # noqa: E402
-from turs.reproduce import get_results, repo_root  # noqa: E402
+from turs.reproduce import failures, get_results, output_dir, reference_runs  # noqa: E402
 
-REPO = repo_root()
-OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
-OUT.mkdir(parents=True, exist_ok=True)
-print(f"repository: {REPO}\nwriting to: {OUT}")
+OUT = output_dir(out_dir)
 
 # %% [markdown]
 # ## Run the missing tasks
@@ -78,8 +73,7 @@ with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a 
     warnings.simplefilter("ignore")
     frame = get_results(profile, [AUX, NOAUX], results_dir=results_dir, n_jobs=n_jobs, folds=folds,
                         datasets=datasets, timeout=timeout)
-print(f"results: {frame.attrs['results_dir']}; profile {profile!r}: "
-      f"{len(frame.attrs['datasets'])} dataset(s), folds {frame.attrs['folds']}")
+print(f"profile {profile!r}: {len(frame.attrs['datasets'])} dataset(s), folds {frame.attrs['folds']}")
 
 # %% [markdown]
 # ## Per-dataset ROC-AUC and MDL score with and without the auxiliary beam
@@ -91,10 +85,10 @@ print(f"results: {frame.attrs['results_dir']}; profile {profile!r}: "
 # `mdl_diff_pct` is `mdl_diff` in percent of the score without it.
 
 # %%
-not_ok = frame[frame["status"] != "ok"]
+not_ok = failures(frame)
 if len(not_ok):
-    print(f"{len(not_ok)} task(s) did not finish and are left out:")
-    print(not_ok[["dataset", "fold", "algorithm", "status", "message"]].to_string(index=False))
+    print("these tasks did not finish and are left out:")
+    print(not_ok.to_string(index=False))
 ok = frame[frame["status"] == "ok"].copy()
 ok["mdl_score"] = pd.to_numeric(ok["mdl_score"], errors="coerce")
 wide = ok.pivot_table(index=["dataset", "fold"], columns="algorithm", values=["roc_auc", "mdl_score", "n_rules"])
@@ -127,28 +121,19 @@ table
 # variants count; MDL score = `total_cl_bits` (data + model code length, bits, training fold).
 
 # %%
-def registry_name(reference_name: str) -> str | None:
-    """Our dataset name of a reference-run dataset name (None if it is not a thesis dataset)."""
-    stem, collection = (reference_name[:-4], "adbench") if reference_name.endswith(".npz") else (reference_name, "uci")
-    for info in REGISTRY.values():
-        if info.collection == collection and Path(info.file).stem.lower() == stem.lower():
-            return info.name
-    return None
-
-
 ref_path = None
 if reference_csv is None:
-    candidate = REPO.parent / "shared" / "anchors" / "reference_turs2_runs.csv"
-    ref_path = candidate if candidate.is_file() else None
+    runs = reference_runs()
 elif reference_csv:
-    ref_path = Path(reference_csv).resolve()
-    if not ref_path.is_file():
-        print(f"{ref_path} does not exist; the reference comparison is skipped.")
-        ref_path = None
+    runs = reference_runs(reference_csv)
+    if runs is None:
+        print(f"{reference_csv} does not exist; the reference comparison is skipped.")
+else:
+    runs = None
 
 reference = pd.DataFrame()
-if ref_path is not None:
-    runs = pd.read_csv(ref_path)
+if runs is not None:
+    ref_path = runs.attrs["path"]
     runs = runs[(runs["status"] == "ok") & runs["variant"].isin(["cy", "cyaux", "cy5", "cy5aux"])].copy()
     runs["aux"] = runs["variant"].str.endswith("aux")
     runs["five"] = runs["variant"].str.startswith("cy5")
@@ -163,7 +148,7 @@ if ref_path is not None:
             continue  # only one variant finished (e.g. pendigits, waveform)
         m = pair.mean()
         rows.append({
-            "dataset": registry_name(name) or name, "reference_name": name,
+            "dataset": runs_d["thesis_name"].fillna(name).iloc[0], "reference_name": name,
             "variants": "/".join(sorted(runs_d["variant"].unique())), "n_folds": len(pair),
             "mdl_aux": m[("total_cl_bits", True)], "mdl_noaux": m[("total_cl_bits", False)],
             "auc_aux": m[("roc_auc_test", True)], "auc_noaux": m[("roc_auc_test", False)],

@@ -46,7 +46,6 @@ out_dir = None  # where figures and tables go; None: <repo>/figures
 results_dir = None  # reserved for per-run results; unused by this notebook
 
 # %%
-from pathlib import Path
 
 import matplotlib
 
@@ -58,20 +57,15 @@ from IPython.display import Image, display  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
-import turs  # noqa: E402
 from turs import Condition, TURSClassifier, mdl_score  # noqa: E402
 from turs._core.regret import log2_regret  # noqa: E402
 from turs.datasets import OVERLAP_BLOCKADE_RULES, make_overlap_blockade_data  # noqa: E402
 from turs.encoding import FeatureEncoder  # noqa: E402
 
 
-from turs.reproduce import repo_root  # noqa: E402
+from turs.reproduce import output_dir  # noqa: E402
 
-
-REPO = repo_root()
-OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
-OUT.mkdir(parents=True, exist_ok=True)
-print(f"repository: {REPO}\nwriting to: {OUT}")
+OUT = output_dir(out_dir)
 
 # %% [markdown]
 # ## The data and the rule set $M$

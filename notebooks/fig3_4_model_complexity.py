@@ -38,7 +38,6 @@ n_jobs = 2  # worker processes for the tasks still missing
 
 # %%
 import warnings
-from pathlib import Path
 
 import matplotlib
 
@@ -49,18 +48,14 @@ import pandas as pd  # noqa: E402
 from IPython.display import Image, Markdown, display  # noqa: E402
 
 from turs.reproduce import (  # noqa: E402
-    failures, get_results, label, markdown, mean_table, repo_root, save_figure, thesis_table,
+    failures, get_results, label, markdown, mean_table, output_dir, save_figure, thesis_table,
 )
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-REPO = repo_root()
-OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
-OUT.mkdir(parents=True, exist_ok=True)
+OUT = output_dir(out_dir)
 frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
 ALGOS = [label(a) for a in frame.attrs["algorithms"]]
 QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
-print(f"repository: {REPO}\nresults: {frame.attrs['results_dir']}\nwriting to: {OUT}")
-print(f"{len(frame)} task records: {frame['status'].value_counts().to_dict()}")
 failures(frame)
 
 # %%

@@ -41,7 +41,6 @@ timeout = 600  # seconds per task before the harness kills it (recorded as "time
 
 # %%
 import warnings
-from pathlib import Path
 
 import matplotlib
 
@@ -51,12 +50,9 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
-from turs.reproduce import get_results, repo_root  # noqa: E402
+from turs.reproduce import failures, get_results, output_dir  # noqa: E402
 
-REPO = repo_root()
-OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
-OUT.mkdir(parents=True, exist_ok=True)
-print(f"repository: {REPO}\nwriting to: {OUT}")
+OUT = output_dir(out_dir)
 
 # %% [markdown]
 # ## Run the missing tasks
@@ -70,8 +66,7 @@ with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a 
     warnings.simplefilter("ignore")
     frame = get_results(profile, [WITH, WITHOUT], results_dir=results_dir, n_jobs=n_jobs, folds=folds,
                         datasets=datasets, timeout=timeout)
-print(f"results: {frame.attrs['results_dir']}; profile {profile!r}: "
-      f"{len(frame.attrs['datasets'])} dataset(s), folds {frame.attrs['folds']}")
+print(f"profile {profile!r}: {len(frame.attrs['datasets'])} dataset(s), folds {frame.attrs['folds']}")
 
 # %% [markdown]
 # ## Per-dataset ROC-AUC with and without diverse patience
@@ -82,10 +77,10 @@ print(f"results: {frame.attrs['results_dir']}; profile {profile!r}: "
 # `auc_diff > 0`.
 
 # %%
-not_ok = frame[frame["status"] != "ok"]
+not_ok = failures(frame)
 if len(not_ok):
-    print(f"{len(not_ok)} task(s) did not finish and are left out:")
-    print(not_ok[["dataset", "fold", "algorithm", "status", "message"]].to_string(index=False))
+    print("these tasks did not finish and are left out:")
+    print(not_ok.to_string(index=False))
 auc = frame[frame["status"] == "ok"].pivot_table(index=["dataset", "fold"], columns="algorithm", values="roc_auc")
 auc = auc.reindex(columns=[WITH, WITHOUT]).dropna()  # paired folds only
 auc["diff"] = auc[WITH] - auc[WITHOUT]

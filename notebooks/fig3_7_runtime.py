@@ -37,7 +37,6 @@ n_jobs = 2  # worker processes for the tasks still missing
 
 # %%
 import warnings
-from pathlib import Path
 
 import matplotlib
 
@@ -48,37 +47,28 @@ import pandas as pd  # noqa: E402
 from IPython.display import Image, Markdown, display  # noqa: E402
 
 from turs.reproduce import (  # noqa: E402
-    THESIS_NAMES, failures, get_results, label, markdown, mean_table, repo_root, save_figure,
+    THESIS_NAMES, failures, get_results, label, markdown, mean_table, output_dir, reference_runs, save_figure,
 )
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-REPO = repo_root()
-OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
-OUT.mkdir(parents=True, exist_ok=True)
+OUT = output_dir(out_dir)
 frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
 ALGOS = [label(a) for a in frame.attrs["algorithms"]]
 QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
-print(f"repository: {REPO}\nresults: {frame.attrs['results_dir']}\nwriting to: {OUT}")
-print(f"{len(frame)} task records: {frame['status'].value_counts().to_dict()}")
 failures(frame)
 
 # %%
-from turs.datasets import REGISTRY  # noqa: E402
-
 RULE_SETS = ["TURS", "CN2", "BRS"]
 seconds = mean_table(frame, "fit_seconds")
 
-anchors_path = REPO.parent / "shared" / "anchors" / "reference_turs2_runs.csv"
+runs = reference_runs()
 turs2 = pd.Series(dtype=float, name="TURS2")
-if anchors_path.is_file():
-    runs = pd.read_csv(anchors_path)
+if runs is not None:
     runs = runs[runs["variant"].isin(["cyaux", "cy5aux"]) & (runs["status"] == "ok")]
-    by_file = {(i.collection, Path(i.file).stem.lower()): i.name for i in REGISTRY.values()}
-    runs = runs.assign(thesis_name=[by_file.get((s, Path(d).stem.lower())) for s, d in zip(runs["suite"], runs["dataset"])])
     turs2 = runs.dropna(subset=["thesis_name"]).groupby("thesis_name")["fit_seconds"].mean().rename("TURS2")
-    print(f"TURS2 reference times for {len(turs2)} thesis datasets from {anchors_path}")
+    print(f"TURS2 reference times for {len(turs2)} thesis datasets from {runs.attrs['path']}")
 else:
-    print(f"no TURS2 reference times: {anchors_path} does not exist")
+    print("no TURS2 reference times: ../shared/anchors/reference_turs2_runs.csv does not exist")
 to_thesis = (lambda d: THESIS_NAMES.get(d)) if QUICK else (lambda d: d)
 seconds["TURS2"] = [turs2.get(to_thesis(d), np.nan) for d in seconds.index]
 seconds.to_csv(OUT / "fig3_7_runtime.csv")

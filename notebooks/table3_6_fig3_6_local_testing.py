@@ -46,7 +46,6 @@ results_dir = None  # reserved for per-run results; unused by this notebook
 # %%
 import time
 import warnings
-from pathlib import Path
 
 import matplotlib
 
@@ -61,18 +60,13 @@ with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a 
     warnings.simplefilter("ignore")
     from tqdm.auto import tqdm  # noqa: E402
 
-import turs  # noqa: E402
 from turs import TURSClassifier  # noqa: E402
 from turs.datasets import make_local_testing_data, paper_table  # noqa: E402
 
 
-from turs.reproduce import repo_root  # noqa: E402
+from turs.reproduce import output_dir  # noqa: E402
 
-
-REPO = repo_root()
-OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
-OUT.mkdir(parents=True, exist_ok=True)
-print(f"repository: {REPO}\nwriting to: {OUT}")
+OUT = output_dir(out_dir)
 
 # %% [markdown]
 # ## The measures

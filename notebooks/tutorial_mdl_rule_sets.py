@@ -36,7 +36,6 @@ results_dir = None  # reserved; unused by this notebook
 
 # %%
 import math
-from pathlib import Path
 
 import matplotlib
 
@@ -46,20 +45,13 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
-import turs  # noqa: E402
 from turs import Condition, TURSClassifier, mdl_score  # noqa: E402
 from turs._core.codes import log2_comb, universal_integer_code  # noqa: E402
 from turs._core.regret import log2_regret  # noqa: E402
 from turs.datasets import load_bundled  # noqa: E402
+from turs.reproduce import output_dir  # noqa: E402
 
-
-from turs.reproduce import repo_root  # noqa: E402
-
-
-REPO = repo_root()
-OUT = Path(out_dir).resolve() if out_dir is not None else REPO / "figures"
-OUT.mkdir(parents=True, exist_ok=True)
-print(f"repository: {REPO}\nwriting to: {OUT}")
+OUT = output_dir(out_dir)
 
 
 def close(a: float, b: float) -> bool:

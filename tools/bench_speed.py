@@ -28,13 +28,6 @@ DEFAULT = ["vehicle", "car", "chess", "mammography", "pendigits", "waveform", "m
            "drybeans", "anuran", "aloi", "smtp", "optdigits", "musk", "satimage-2"]
 TARGETS = {"vehicle": 0.5, "car": 0.3, "chess": 0.5, "mammography": 0.6, "pendigits": 15.0,
            "waveform": 15.0}
-ANCHOR_FILES = {"vehicle": "Vehicle", "car": "car", "chess": "chess", "mammography": "mammography.npz",
-                "pendigits": "pendigits", "waveform": "waveform", "iris": "iris", "wine": "wine",
-                "glass": "glass", "diabetes": "diabetes", "heartcleveland": "HeartCleveland",
-                "tic-tac-toe": "tic-tac-toe", "contracept": "contracept", "backnote": "backnote",
-                "ionosphere": "ionosphere", "wdbc": "WDBC.npz", "glass-2": "glass.npz",
-                "thyroid": "thyroid.npz", "vowels": "vowels.npz"}
-
 
 def one(name: str, repeats: int, n_sub: int | None, n_features: int | None) -> dict:
     """Benchmark one dataset in this process; returns a JSON-able row."""
@@ -107,12 +100,13 @@ def run_child(name, repeats, n_sub=None, n_features=None, threads=2, timeout=180
 
 
 def reference(name):
-    import pandas as pd
+    """Fold 0 of dataset ``name`` in the reference runs, preferring the auxiliary-beam variants."""
+    from turs.reproduce import reference_runs
 
-    if not ANCHORS.exists() or name not in ANCHOR_FILES:
+    ref = reference_runs(ANCHORS)
+    if ref is None:
         return {}
-    ref = pd.read_csv(ANCHORS)
-    ref = ref[(ref.dataset == ANCHOR_FILES[name]) & (ref.fold == 0)]
+    ref = ref[(ref.thesis_name == name) & (ref.fold == 0)]
     for variant in ("cyaux", "cy5aux", "cy", "cy5", "py"):
         r = ref[ref.variant == variant]
         if len(r):

@@ -23,23 +23,19 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 ANCHORS = ROOT.parent / "shared" / "anchors" / "reference_turs2_runs.csv"
-#: Anchor file names -> thesis dataset names.
-ANCHOR_NAMES = {"HeartCleveland": "heartcleveland", "Vehicle": "vehicle", "WDBC.npz": "wdbc",
-                "glass.npz": "glass-2", "thyroid.npz": "thyroid", "vowels.npz": "vowels",
-                "mammography.npz": "mammography"}
 #: The datasets with all 5 folds of the reference with the auxiliary beam on.
 DATASETS = ["iris", "glass-2", "glass", "wine", "heartcleveland", "backnote", "diabetes", "tic-tac-toe",
             "car", "wdbc", "ionosphere", "contracept", "vehicle", "vowels", "thyroid", "mammography", "chess"]
 
 
 def reference_table(anchors: Path = ANCHORS):
-    import pandas as pd
+    from turs.reproduce import reference_runs
 
-    if not anchors.is_file():
+    ref = reference_runs(anchors)
+    if ref is None:
         raise FileNotFoundError(f"The reference runs are not at {anchors}; pass --anchors PATH.")
-    ref = pd.read_csv(anchors)
-    ref = ref[ref["variant"].isin(["cyaux", "cy5aux"]) & (ref["status"] == "ok")].copy()
-    ref["dataset"] = ref["dataset"].map(lambda s: ANCHOR_NAMES.get(s, s))
+    ref = ref[ref["variant"].isin(["cyaux", "cy5aux"]) & (ref["status"] == "ok")]
+    ref = ref.drop(columns="dataset").rename(columns={"thesis_name": "dataset"})
     return ref[["dataset", "fold", "roc_auc_test", "total_cl_bits", "num_rules", "total_literals"]].rename(
         columns={"roc_auc_test": "ref_auc", "total_cl_bits": "ref_mdl", "num_rules": "ref_rules",
                  "total_literals": "ref_literals"})

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["LABELS", "QUICK_SKIP", "THESIS_NAMES", "failures", "get_results", "label", "markdown", "mean_table", "parse_list",
-           "repo_root", "save_figure", "thesis_table"]
+__all__ = ["LABELS", "QUICK_SKIP", "THESIS_NAMES", "failures", "get_results", "label", "markdown", "mean_table",
+           "output_dir", "parse_list", "reference_runs", "repo_root", "save_figure", "thesis_table"]
 
 #: Benchmark algorithm name -> the thesis' column name (Tables 3.3 and 3.5).
 LABELS = {"turs": "TURS", "cart": "CART", "c45": "C45", "ripper": "RIPPER", "cn2": "CN2",
@@ -74,6 +74,16 @@ def repo_root() -> Path:
     )
 
 
+def output_dir(out_dir=None) -> Path:
+    """Where a notebook writes its figures and tables: ``out_dir``, or ``<repo>/figures`` when
+    None; created, and printed with the repository it belongs to."""
+    repo = repo_root()
+    out = Path(out_dir).resolve() if out_dir is not None else repo / "figures"
+    out.mkdir(parents=True, exist_ok=True)
+    print(f"repository: {repo}\nwriting to: {out}")
+    return out
+
+
 def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, folds=None, datasets=None,
                 timeout: float | None = 600.0, progress: bool = True, skip=None) -> pd.DataFrame:
     """Run the missing benchmark tasks of ``profile`` and return their summary.
@@ -87,7 +97,8 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     results_dir : path-like, optional
         Where the records are (and new ones go); default ``<repo>/results/<profile>``.
     n_jobs, timeout, progress
-        Passed to :func:`turs.bench.run` (a tqdm bar over the tasks still to run).
+        Passed to :func:`turs.bench.run` (a tqdm bar over the tasks still to run); with
+        ``progress``, a line with the results folder and the records per status is printed.
     folds, datasets : str or list, optional
         Subsets of the profile's folds / datasets (``"0,1"``).
     skip : dict, optional
@@ -136,6 +147,8 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     frame = frame.sort_values(["dataset", "algorithm", "fold"], kind="stable").reset_index(drop=True)
     frame.attrs.update(profile=profile, datasets=datasets, folds=folds, algorithms=algorithms,
                        results_dir=str(out))
+    if progress:
+        print(f"results: {out}\n{len(frame)} task records: {frame['status'].value_counts().to_dict()}")
     return frame
 
 
@@ -166,6 +179,25 @@ def failures(frame: pd.DataFrame) -> pd.DataFrame:
             .agg(folds=("fold", lambda f: ",".join(str(int(v)) for v in sorted(f))),
                  message=("message", lambda m: str(m.iloc[0])[:160]))
             .reset_index())
+
+
+def reference_runs(path=None) -> pd.DataFrame | None:
+    """The runs of the authors' implementation (TURS2) measured on this machine type
+    (``../shared/anchors/reference_turs2_runs.csv`` beside the repository, or ``path``), with a
+    column ``thesis_name``: our registry name of the dataset, matched on the suite and the file
+    name (``uci/HeartCleveland`` -> ``heartcleveland``, ``adbench/glass.npz`` -> ``glass-2``), NaN
+    outside the study. None when the file does not exist."""
+    from .datasets import REGISTRY
+
+    path = Path(path) if path is not None else repo_root().parent / "shared" / "anchors" / "reference_turs2_runs.csv"
+    if not path.is_file():
+        return None
+    runs = pd.read_csv(path)
+    by_file = {(i.collection, Path(i.file).stem.lower()): i.name for i in REGISTRY.values()}
+    runs["thesis_name"] = [by_file.get((suite, Path(d).stem.lower()))
+                           for suite, d in zip(runs["suite"], runs["dataset"])]
+    runs.attrs["path"] = str(path)
+    return runs
 
 
 def thesis_table(name: str) -> pd.DataFrame:
