@@ -74,3 +74,68 @@ def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_
                > nll(counts_unc[i], counts_unc[i]) + lr[cov_unc] + nll(rest_u, rest_u) + lr[nbu - cov_unc] + l_split[i])
         out.append((t, r, R, local, aux))
     return out
+
+
+def localize_groups(group_of, rows):
+    """Twin of _localize_groups: present groups (sorted) and each row's local index."""
+    g = group_of[rows]
+    present = np.unique(g[g >= 0])
+    return present, np.where(g >= 0, np.searchsorted(present, g), -1)
+
+
+def local_subsets(sub_ptr, sub_idx, sub_sign, present):
+    """Twin of _local_subsets, with np.unique's inverse as the renumbering."""
+    lists = [np.arange(sub_ptr[g], sub_ptr[g + 1]) for g in present]
+    ptr = np.concatenate([[0], np.cumsum([len(x) for x in lists])])
+    pos = np.concatenate(lists) if lists else np.zeros(0, int)
+    uniq, inv = np.unique(sub_idx[pos], return_inverse=True)
+    return ptr, inv, sub_sign[pos], len(uniq)
+
+
+def local_neighbours(nbr_ptr, nbr_idx, present):
+    """Twin of _local_neighbours: each present group's neighbours that are present, renumbered."""
+    where = {int(g): p for p, g in enumerate(present)}
+    lists = [[where[int(j)] for j in nbr_idx[nbr_ptr[g]:nbr_ptr[g + 1]] if int(j) in where] for g in present]
+    return np.concatenate([[0], np.cumsum([len(x) for x in lists])]), np.array(sum(lists, []), dtype=int)
+
+
+def best_per_bucket(score, bucket, eligible, n_buckets):
+    """Twin of _best_per_bucket: sort by score (stable), keep the first of each bucket."""
+    idx = np.flatnonzero(eligible & np.isfinite(score))
+    order = idx[np.argsort(-score[idx], kind="stable")]
+    _, first = np.unique(bucket[order], return_index=True)
+    return order[np.sort(first)]
+
+
+def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
+                   lits, base_vo, base_k_values, header_new, header_old, turs2, log2_d, base_counts,
+                   base_counts_unc, else_counts, lr, nll_covered, regret_rules, model_next, total_m,
+                   absolute, W, refinement_model_bits):
+    """Twin of _finish_growths with numpy and score_candidates above; refinements come from
+    ``refinement_model_bits`` (the kernel, checked against the public code length elsewhere)."""
+    d = len(n_bins)
+    idx = np.flatnonzero(valid)
+    feat = idx // (len(valid) // d)
+    fb = (0.0, 0.0) if turs2 else (1.0, 2.0)
+    lk = np.log2(np.maximum(k_split, 1))
+    value_op = np.where(binary, fb[0], fb[1] + lk)[feat]
+    model = header_new + float(np.sum(base_vo)) + value_op
+    later_k = np.full((len(idx), len(lits)), -1)
+    later_vo = np.full((len(idx), len(lits)), -1.0)
+    ri = np.flatnonzero(np.isin(feat, lits[:, 0]))
+    if len(ri):
+        m_ref, vo_ref, ok, nk, nvo = refinement_model_bits(
+            bins, lits, base_vo, base_k_values, binary, n_bins, feat[ri], new_lo[idx][ri], new_hi[idx][ri],
+            header_old, turs2, np.arange(bins.shape[1], dtype=np.int64))
+        model[ri] = np.where(ok, m_ref, np.inf)
+        value_op[ri] = vo_ref
+        later_k[ri], later_vo[ri] = nk, nvo
+    l_split = log2_d + np.where(binary[feat], 0.0, lk[feat])
+    scores = score_candidates(counts[idx], counts_unc[idx], delta[idx], model, base_counts, base_counts_unc,
+                              else_counts, l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute)
+    cov, cov_unc = counts[idx].sum(axis=1), counts_unc[idx].sum(axis=1)
+    bucket = np.minimum(W * cov // max(base_counts.sum(), 1), W - 1)
+    nbu = base_counts_unc.sum()
+    aux_bucket = np.minimum(W * cov_unc // nbu, W - 1) if nbu else np.full(len(idx), -1)
+    return dict(feat=feat, lo=new_lo[idx], hi=new_hi[idx], model=model, value_op=value_op, later_k=later_k,
+                later_vo=later_vo, scores=scores, bucket=bucket, aux_bucket=aux_bucket)

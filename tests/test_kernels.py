@@ -125,10 +125,14 @@ def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
             clo += [a, t]
             chi += [t, b]
     header = rule_header_bits(d, k, model_encoding)
-    model, vo, ok, nk, nvo = _refinement_model_bits(
-        bins, lits, np.array(vops), np.array(kvs, dtype=np.int64), binary, n_bins,
-        np.array(cf, dtype=np.int64), np.array(clo, dtype=np.int64), np.array(chi, dtype=np.int64), header,
-        model_encoding == "turs2")
+    args = (bins, lits, np.array(vops), np.array(kvs, dtype=np.int64), binary, n_bins,
+            np.array(cf, dtype=np.int64), np.array(clo, dtype=np.int64), np.array(chi, dtype=np.int64), header,
+            model_encoding == "turs2")
+    model, vo, ok, nk, nvo = _refinement_model_bits(*args, np.arange(n, dtype=np.int64))
+    # scanning only the rows of literal 0 (as the search does) gives the same tables
+    in_first = np.flatnonzero((bins[lits[0, 0]] >= lits[0, 1]) & (bins[lits[0, 0]] < lits[0, 2]))
+    for a, b in zip((model, vo, ok, nk, nvo), _refinement_model_bits(*args, in_first[::-1].copy())):
+        np.testing.assert_array_equal(a, b)
     checked = 0
     for i in range(len(cf)):
         refined = [thr(*l) for l in lits]
@@ -174,3 +178,98 @@ def test_warmup_runs_every_kernel_variant():
 
     seconds = turs.warmup()
     assert 0 < seconds < 120
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_group_bookkeeping_kernels_equal_naive(seed):
+    """_localize_groups, _local_subsets and _local_neighbours against their numpy twins."""
+    from turs._core.kernels import _local_neighbours, _local_subsets, _localize_groups
+
+    rng = np.random.default_rng(seed)
+    n, G = 200, 12
+    group_of = np.where(rng.random(n) < 0.3, -1, rng.integers(0, G, n)).astype(np.int64)
+    rows = np.sort(rng.choice(n, 60 + 20 * seed, replace=False)).astype(np.int64)
+    present, gl = _localize_groups(group_of, rows, G)
+    want_present, want_gl = naive.localize_groups(group_of, rows)
+    np.testing.assert_array_equal(present, want_present)
+    np.testing.assert_array_equal(gl, want_gl)
+    # random subset lists over 30 subsets; random symmetric neighbour relation with self-loops
+    lens = rng.integers(1, 6, G)
+    sub_ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    sub_idx = rng.integers(0, 30, sub_ptr[-1]).astype(np.int64)
+    sub_sign = rng.choice([-1.0, 1.0], sub_ptr[-1])
+    for a, b in zip(_local_subsets(sub_ptr, sub_idx, sub_sign, present, 30),
+                    naive.local_subsets(sub_ptr, sub_idx, sub_sign, present)):
+        np.testing.assert_array_equal(a, b)
+    share = rng.random((G, G)) < 0.3
+    share = share | share.T | np.eye(G, dtype=bool)
+    nbr_ptr = np.concatenate([[0], np.cumsum(share.sum(axis=1))]).astype(np.int64)
+    nbr_idx = np.nonzero(share)[1].astype(np.int64)
+    for a, b in zip(_local_neighbours(nbr_ptr, nbr_idx, present, G),
+                    naive.local_neighbours(nbr_ptr, nbr_idx, present)):
+        np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_best_per_bucket_equals_naive(seed):
+    """Patience selection with ties, -inf, nan and ineligible candidates."""
+    from turs._core.kernels import _best_per_bucket
+
+    rng = np.random.default_rng(seed)
+    m, W = 80, 10
+    score = rng.integers(0, 12, m).astype(float)  # many ties
+    score[rng.random(m) < 0.1] = -np.inf
+    score[rng.random(m) < 0.05] = np.nan
+    bucket = rng.integers(0, W, m).astype(np.int64)
+    eligible = rng.random(m) < 0.7
+    got = _best_per_bucket(score, bucket, eligible, W)
+    np.testing.assert_array_equal(got, naive.best_per_bucket(score, bucket, eligible, W))
+    assert len(got) == len(set(bucket[got]))
+
+
+@pytest.mark.parametrize("turs2", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_finish_growths_equals_naive(seed, turs2):
+    """Compaction, L(S') of new and refined literals, scores and buckets of one base rule."""
+    from turs._core.kernels import _finish_growths, _refinement_model_bits
+    from turs._core.regret import log2_regret_table
+
+    rng, bins, y, _, lo, hi, n_bins, C, covers = _problem(seed, n=150, d=5)
+    n_bins[2] = hi[2] = 2  # a binary column
+    bins[2] = bins[2] % 2
+    binary = n_bins == 2
+    # a base rule with two literals, on features 0 and 1
+    lits = np.array([[0, 1, n_bins[0]], [1, 0, n_bins[1] - 1]], dtype=np.int64)
+    for j, a, b in lits:
+        lo[j], hi[j] = a, b
+    rows = np.flatnonzero(np.all([(bins[j] >= a) & (bins[j] < b) for j, a, b in lits], axis=0)).astype(np.int64)
+    gl = -np.ones(len(rows), dtype=np.int64)
+    out = _grow_candidates(bins, y, rows, lo, hi, n_bins, C, gl, np.zeros(1, np.int64), np.zeros(0, np.int64),
+                           np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0, True)
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = out
+    delta = rng.normal(size=len(delta))  # any data-cost change: only carried through
+    base_vo = np.array([3.0, 2.5])
+    base_k = np.array([n_bins[0] - 2, n_bins[1] - 2], dtype=np.int64)
+    base_counts = np.bincount(y[rows], minlength=C).astype(np.int64)
+    base_unc = (base_counts * 0.6).astype(np.int64)
+    counts_unc = np.minimum(counts_unc, base_unc[None, :])
+    else_counts = base_unc + 5
+    lr = log2_regret_table(200, C)
+    common = (k_split, bins, n_bins, binary, lits, base_vo)
+    tail = (7.0, 5.0, turs2)
+    scal = (np.log2(5), base_counts, base_unc, else_counts, lr, 40.0, 9.0, 4.0, 300.0, False)
+    got = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, float(base_vo.sum()), base_k,
+                          *tail, np.arange(bins.shape[1], dtype=np.int64), *scal, 10)
+    want = naive.finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, base_k, *tail, *scal,
+                                10, _refinement_model_bits)
+    feat, glo, ghi, _, _, cov, cov_unc, model, vo, has_ref, later_k, later_vo, t, r, R, loc, aux, bucket, abucket = got
+    assert has_ref and len(feat) == len(want["feat"]) > 0
+    for name, a in (("feat", feat), ("lo", glo), ("hi", ghi), ("later_k", later_k), ("bucket", bucket),
+                    ("aux_bucket", abucket)):
+        np.testing.assert_array_equal(a, want[name], err_msg=name)
+    for name, a in (("model", model), ("value_op", vo), ("later_vo", later_vo)):
+        np.testing.assert_allclose(a, want[name], rtol=1e-12, err_msg=name)
+    np.testing.assert_allclose(t, [s[0] for s in want["scores"]], rtol=1e-12)
+    np.testing.assert_allclose(r, [s[1] for s in want["scores"]], rtol=1e-12)
+    np.testing.assert_array_equal(loc, [s[3] for s in want["scores"]])
+    np.testing.assert_array_equal(aux, [s[4] for s in want["scores"]])

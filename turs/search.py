@@ -25,8 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._core.codes import log2_factorial, universal_integer_code
-from ._core.kernels import (_grow_candidates, _refinement_model_bits, _rows_in_interval,
-                            _score_candidates)
+from ._core.kernels import (_best_per_bucket, _finish_growths, _grow_candidates, _local_neighbours,
+                            _local_subsets, _localize_groups, _rows_in_interval)
 from ._core.regret import log2_regret_table
 from .mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
 
@@ -49,6 +49,16 @@ class SearchData:
         self.log2_regret = log2_regret_table(self.n, self.n_classes)
         self.log2_d = math.log2(self.d)
         self.all_rows = np.arange(self.n, dtype=np.int64)
+        # rows sorted by bin, per feature: the rows in a bin interval are one slice
+        self.rows_by_bin = np.argsort(self.bins, axis=1, kind="stable").astype(np.int64)
+        counts = np.zeros((self.d, int(self.n_bins.max(initial=1)) + 1), dtype=np.int64)
+        for j in range(self.d):
+            counts[j, 1:] = np.bincount(self.bins[j], minlength=counts.shape[1] - 1)[: counts.shape[1] - 1]
+        self.bin_ptr = np.cumsum(counts, axis=1)
+
+    def rows_in_bins(self, j: int, a: int, b: int) -> np.ndarray:
+        """The rows whose bin of feature ``j`` lies in ``[a, b)`` (in no particular order)."""
+        return self.rows_by_bin[j, self.bin_ptr[j, a]:self.bin_ptr[j, b]]
 
 
 @dataclass
@@ -192,28 +202,14 @@ def local_neighbours(state: "RuleSetState", present: np.ndarray):
     restricted to those groups and renumbered locally (CSR ``ptr, idx``)."""
     if state.use_ie or len(present) == 0:
         return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64)
-    starts = state.nbr_ptr[present]
-    lens = state.nbr_ptr[present + 1] - starts
-    pos = np.repeat(starts - np.concatenate([[0], np.cumsum(lens)[:-1]]), lens) + np.arange(lens.sum())
-    local = np.full(len(state.group_masks), -1, dtype=np.int64)
-    local[present] = np.arange(len(present))
-    nb = local[state.nbr_idx[pos]]
-    keep = nb >= 0
-    owner = np.repeat(np.arange(len(present)), lens)[keep]
-    ptr = np.concatenate([[0], np.cumsum(np.bincount(owner, minlength=len(present)))]).astype(np.int64)
-    return ptr, nb[keep]
+    return _local_neighbours(state.nbr_ptr, state.nbr_idx, present, len(state.group_masks))
 
 
 def local_subsets(state: "RuleSetState", present: np.ndarray):
     """The subset lists of the groups ``present`` in a base rule, renumbered locally."""
     if not state.use_ie or len(present) == 0:
         return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
-    starts = state.sub_ptr[present]
-    lens = state.sub_ptr[present + 1] - starts
-    ptr = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    pos = np.repeat(starts - ptr[:-1], lens) + np.arange(ptr[-1])
-    uniq, inv = np.unique(state.sub_idx[pos], return_inverse=True)
-    return ptr, inv.astype(np.int64), state.sub_sign[pos], len(uniq)
+    return _local_subsets(state.sub_ptr, state.sub_idx, state.sub_sign, present, state.n_sub)
 
 
 # -------------------------------------------------------------------- candidates
@@ -278,73 +274,35 @@ class Growths:
 def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str) -> Growths | None:
     """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15)."""
     data = state.data
-    d, C = data.d, data.n_classes
-    rows = base.rows
-    gl_global = state.group_of[rows]
-    present = np.unique(gl_global[gl_global >= 0])
-    if len(present):
-        gl = np.where(gl_global >= 0, np.searchsorted(present, gl_global), -1).astype(np.int64)
-        union = np.ascontiguousarray(state.union_counts[present])
-    else:
-        gl = np.full(len(rows), -1, dtype=np.int64)
-        union = np.zeros((0, C))
+    d = data.d
+    present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
+    union = state.union_counts[present]
     sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
     nbr_ptr, nbr_idx = local_neighbours(state, present)
     lo, hi = base.intervals(data)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        data.bins, data.y, rows, lo, hi, data.n_bins, C, gl, nbr_ptr, nbr_idx, union,
+        data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, union,
         sub_ptr, sub_idx, sub_sign, n_sub, state.use_ie)
-    idx = np.flatnonzero(valid)
-    if idx.size == 0:
-        return None
-    S = counts.shape[0] // d
-    feat = (idx // S).astype(np.int64)
-    new_lo, new_hi = new_lo[idx], new_hi[idx]
-    counts, counts_unc, delta = counts[idx], counts_unc[idx], delta[idx]
-    # ---- model code length L(S') (Eq. 3.13-3.17)
+    # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
+    # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)
-    base_vo = np.asarray(base.value_ops, dtype=float)
-    n_cand = len(idx)
     header_new = rule_header_bits(d, k + 1, data.model_encoding) if k + 1 <= d else np.inf
     header_old = rule_header_bits(d, k, data.model_encoding) if k >= 1 else 0.0
-    # growths that add a new variable (appended last)
-    form_bits = (0.0, 0.0) if data.turs2 else (1.0, 2.0)  # binary, one cut (Eq. 3.15)
-    vo_new = np.where(data.binary, form_bits[0], form_bits[1] + np.log2(np.maximum(k_split, 1)))
-    value_op = vo_new[feat]
-    model = header_new + float(base_vo.sum()) + value_op
-    later_k = later_vo = None
-    ref = np.zeros(n_cand, dtype=bool)
-    if k:
-        lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
-        ref = np.isin(feat, lits[:, 0])
-    if ref.any():
-        # growths that refine an existing literal (its form and later K_values may change)
-        ri = np.flatnonzero(ref)
-        m_ref, vo_ref, ok_ref, nk, nvo = _refinement_model_bits(
-            data.bins, lits, base_vo, np.asarray(base.k_values, dtype=np.int64), data.binary,
-            data.n_bins, feat[ri], new_lo[ri], new_hi[ri], header_old, data.turs2)
-        model[ri] = np.where(ok_ref, m_ref, np.inf)
-        value_op[ri] = vo_ref
-        later_k = np.full((n_cand, k), -1, dtype=np.int64)
-        later_vo = np.full((n_cand, k), -1.0)
-        later_k[ri], later_vo[ri] = nk, nvo
-
-    # ---- L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local tests (Eq. 3.22, 3.25)
-    l_split = data.log2_d + np.where(data.binary[feat], 0.0, np.log2(np.maximum(k_split[feat], 1)))
-    total_after, r, R, local, aux_local = _score_candidates(
-        counts, counts_unc, delta, model, base.counts.astype(np.int64),
-        base.counts_uncovered.astype(np.int64), state.else_counts.astype(np.int64), l_split,
-        data.log2_regret, state.nll_covered, state.regret_rules, state.model_next, state.total,
-        score == "absolute")
-    cov = counts.sum(axis=1)
-    cov_unc = counts_unc.sum(axis=1)
-
-    # ---- patience buckets (Eq. 3.23)
-    W = beam_width
-    bucket = np.minimum((W * cov) // max(base.coverage, 1), W - 1).astype(np.int64)
-    bu = base.coverage_uncovered
-    aux_bucket = (np.minimum((W * cov_unc) // bu, W - 1).astype(np.int64) if bu > 0
-                  else np.full(n_cand, -1, dtype=np.int64))
+    base_vo = np.asarray(base.value_ops, dtype=float)
+    lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
+    scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
+    (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
+     total_after, r, R, local, aux_local, bucket, aux_bucket) = _finish_growths(
+        valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
+        lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
+        header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64),
+        base.counts_uncovered.astype(np.int64), state.else_counts.astype(np.int64), data.log2_regret,
+        state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
+        beam_width)
+    if feat.size == 0:
+        return None
+    if not has_ref:
+        later_k = later_vo = None
     g = Growths(base, feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op,
                 later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket)
     g._k_new = k_split
@@ -354,15 +312,10 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
 def _select(score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,
             use_patience: bool) -> np.ndarray:
     """Indices of the best eligible candidate per bucket (or the top-``width`` overall)."""
+    if use_patience:
+        return _best_per_bucket(score, buckets, eligible, width)
     idx = np.flatnonzero(eligible & np.isfinite(score))
-    if idx.size == 0:
-        return idx
-    order = idx[np.argsort(-score[idx], kind="stable")]
-    if not use_patience:
-        return order[:width]
-    _, first = np.unique(buckets[order], return_index=True)
-    chosen = order[np.sort(first)]
-    return chosen
+    return idx[np.argsort(-score[idx], kind="stable")][:width]
 
 
 # ------------------------------------------------------------------------ Algorithm 4

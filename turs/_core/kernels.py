@@ -282,7 +282,7 @@ def _value_op_bits(binary, two_sided, k_value, turs2):
 
 @njit(cache=NUMBA_CACHE)
 def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_feat, cand_lo,
-                           cand_hi, header, turs2):
+                           cand_hi, header, turs2, scan_rows):
     """``L(S')`` (Eq. 3.17) of growths that refine an existing literal of a base rule.
 
     Refining literal p (feature f, new bin interval ``[a, e)``) can change its form and the
@@ -291,6 +291,8 @@ def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_f
     the smallest and largest bin of q's feature per bin of p's feature over q's subspace.
 
     lits: (k, 3) int64 rows ``(feature, lo_bin, hi_bin)`` in the rule's order.
+    scan_rows: the rows to scan; any superset of the rows satisfying literal 0 (the others lie
+    in no later literal's subspace), e.g. all rows.
     Returns model (m,), value_op (m,), ok (m,) and new K_values / value_ops of the literals
     (m, k) (-1 where unchanged).
     """
@@ -305,7 +307,8 @@ def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_f
     tmin = np.full((k, k, max_b), big, dtype=np.int64)
     tmax = np.full((k, k, max_b), -1, dtype=np.int64)
     if k >= 2:
-        for r in range(n):
+        for i_row in range(scan_rows.shape[0]):
+            r = scan_rows[i_row]
             # how many leading literals the row satisfies
             ff = 0
             while ff < k - 1:
@@ -445,3 +448,232 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
                          + _nll(rest, rest) + log2_regret[nbu - cov_unc] + l_split[i])
         aux_local[i] = nml_base_unc > nml_split_unc
     return total_after, r, R, local, aux_local
+
+
+# ------------------------------------------------------------- per-base bookkeeping
+# The helpers below replace chains of small numpy calls (unique, searchsorted, isin, where)
+# that ran once per base rule: on small data (car, chess) they cost more than the counting.
+
+
+@njit(cache=NUMBA_CACHE)
+def _localize_groups(group_of, rows, n_groups):
+    """The overlap groups present in a cover, in increasing order, and each row's local group.
+
+    Returns ``present`` (P,) and ``group_local`` (m,) with ``present[group_local[i]] ==
+    group_of[rows[i]]`` (-1 for rows not covered by M); the twin of ``np.unique`` followed by
+    ``np.searchsorted``.
+    """
+    local = np.zeros(n_groups, dtype=np.int64)
+    m = rows.shape[0]
+    for i in range(m):
+        g = group_of[rows[i]]
+        if g >= 0:
+            local[g] = 1
+    n_present = 0
+    for g in range(n_groups):
+        if local[g] > 0:
+            n_present += 1
+            local[g] = n_present  # local id + 1
+    present = np.empty(n_present, dtype=np.int64)
+    for g in range(n_groups):
+        if local[g] > 0:
+            present[local[g] - 1] = g
+    group_local = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        g = group_of[rows[i]]
+        group_local[i] = local[g] - 1 if g >= 0 else -1
+    return present, group_local
+
+
+@njit(cache=NUMBA_CACHE)
+def _local_subsets(sub_ptr, sub_idx, sub_sign, present, n_sub):
+    """The inclusion-exclusion subset lists of the groups ``present``, with the subsets
+    renumbered ``0..n_local-1`` in increasing global order (``np.unique``'s inverse).
+
+    Returns ``(ptr, idx, sign, n_local)`` in the CSR layout of ``_grow_candidates``.
+    """
+    P = present.shape[0]
+    ptr = np.zeros(P + 1, dtype=np.int64)
+    for p in range(P):
+        g = present[p]
+        ptr[p + 1] = ptr[p] + sub_ptr[g + 1] - sub_ptr[g]
+    local = np.zeros(n_sub, dtype=np.int64)
+    for p in range(P):
+        g = present[p]
+        for s in range(sub_ptr[g], sub_ptr[g + 1]):
+            local[sub_idx[s]] = 1
+    n_local = 0
+    for t in range(n_sub):
+        if local[t] > 0:
+            n_local += 1
+            local[t] = n_local
+    idx = np.empty(ptr[P], dtype=np.int64)
+    sign = np.empty(ptr[P])
+    k = 0
+    for p in range(P):
+        g = present[p]
+        for s in range(sub_ptr[g], sub_ptr[g + 1]):
+            idx[k] = local[sub_idx[s]] - 1
+            sign[k] = sub_sign[s]
+            k += 1
+    return ptr, idx, sign, n_local
+
+
+@njit(cache=NUMBA_CACHE)
+def _local_neighbours(nbr_ptr, nbr_idx, present, n_groups):
+    """The neighbour lists of the groups ``present``, restricted to those groups and
+    renumbered locally (CSR ``ptr, idx``; order kept)."""
+    P = present.shape[0]
+    local = np.full(n_groups, -1, dtype=np.int64)
+    for p in range(P):
+        local[present[p]] = p
+    ptr = np.zeros(P + 1, dtype=np.int64)
+    for p in range(P):
+        g = present[p]
+        k = 0
+        for s in range(nbr_ptr[g], nbr_ptr[g + 1]):
+            if local[nbr_idx[s]] >= 0:
+                k += 1
+        ptr[p + 1] = ptr[p] + k
+    idx = np.empty(ptr[P], dtype=np.int64)
+    k = 0
+    for p in range(P):
+        g = present[p]
+        for s in range(nbr_ptr[g], nbr_ptr[g + 1]):
+            j = local[nbr_idx[s]]
+            if j >= 0:
+                idx[k] = j
+                k += 1
+    return ptr, idx
+
+
+@njit(cache=NUMBA_CACHE)
+def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
+                    lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
+                    base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
+                    model_next, total_m, absolute, beam_width):
+    """The valid growths of one base rule (the output of ``_grow_candidates``), with their
+    model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
+    and patience buckets (Eq. 3.23).
+
+    A growth on a new variable adds a literal with ``K_value = k_split[f]`` (one cut, Eq. 3.15);
+    one on a variable of the base refines that literal (``_refinement_model_bits``).
+    ``lits``: (k, 3) literals of the base, ``base_vo`` their ``L_value_op``, ``base_vo_sum``
+    their sum; ``header_new`` / ``header_old``: the rule header for k + 1 / k literals;
+    ``scan_rows``: the rows satisfying literal 0 (or a superset), see ``_refinement_model_bits``.
+
+    Returns feat, lo, hi, counts, counts_unc, cov, cov_unc, model, value_op, has_refinement,
+    later_k, later_vo (m, k: the refined rule's new K_values / value_ops, -1 unchanged),
+    total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part).
+    """
+    d = n_bins.shape[0]
+    S = valid.shape[0] // d
+    C = counts.shape[1]
+    k = lits.shape[0]
+    m = 0
+    for s in range(valid.shape[0]):
+        if valid[s]:
+            m += 1
+    idx = np.empty(m, dtype=np.int64)
+    i = 0
+    for s in range(valid.shape[0]):
+        if valid[s]:
+            idx[i] = s
+            i += 1
+    feat = idx // S
+    lo = new_lo[idx]
+    hi = new_hi[idx]
+    cts = counts[idx]
+    cts_unc = counts_unc[idx]
+    dl = delta[idx]
+    lit_of = np.full(d, -1, dtype=np.int64)
+    for t in range(k):
+        lit_of[lits[t, 0]] = t
+    form_binary = 0.0 if turs2 else 1.0
+    form_one_cut = 0.0 if turs2 else 2.0
+    value_op = np.empty(m)
+    model = np.empty(m)
+    l_split = np.empty(m)
+    n_ref = 0
+    for i in range(m):
+        f = feat[i]
+        if binary[f]:
+            vo = form_binary
+            l_split[i] = log2_d + 0.0
+        else:
+            lk = math.log2(max(k_split[f], 1))
+            vo = form_one_cut + lk
+            l_split[i] = log2_d + lk
+        value_op[i] = vo
+        model[i] = header_new + base_vo_sum + vo
+        if lit_of[f] >= 0:
+            n_ref += 1
+    later_k = np.full((m, k), -1, dtype=np.int64)
+    later_vo = np.full((m, k), -1.0)
+    if n_ref > 0:
+        ri = np.empty(n_ref, dtype=np.int64)
+        j = 0
+        for i in range(m):
+            if lit_of[feat[i]] >= 0:
+                ri[j] = i
+                j += 1
+        m_ref, vo_ref, ok_ref, nk, nvo = _refinement_model_bits(
+            bins, lits, base_vo, base_k_values, binary, n_bins, feat[ri], lo[ri], hi[ri],
+            header_old, turs2, scan_rows)
+        for j in range(n_ref):
+            i = ri[j]
+            model[i] = m_ref[j] if ok_ref[j] else np.inf
+            value_op[i] = vo_ref[j]
+            for q in range(k):
+                later_k[i, q] = nk[j, q]
+                later_vo[i, q] = nvo[j, q]
+    total_after, r, R, local, aux_local = _score_candidates(
+        cts, cts_unc, dl, model, base_counts, base_counts_unc, else_counts, l_split, log2_regret,
+        nll_covered, regret_rules, model_next, total_m, absolute)
+    cov = np.zeros(m, dtype=np.int64)
+    cov_unc = np.zeros(m, dtype=np.int64)
+    for i in range(m):
+        for c in range(C):
+            cov[i] += cts[i, c]
+            cov_unc[i] += cts_unc[i, c]
+    nb = 0
+    nbu = 0
+    for c in range(C):
+        nb += base_counts[c]
+        nbu += base_counts_unc[c]
+    W = beam_width
+    bucket = np.empty(m, dtype=np.int64)
+    aux_bucket = np.full(m, -1, dtype=np.int64)
+    for i in range(m):
+        bucket[i] = min((W * cov[i]) // max(nb, 1), W - 1)
+        if nbu > 0:
+            aux_bucket[i] = min((W * cov_unc[i]) // nbu, W - 1)
+    return (feat, lo, hi, cts, cts_unc, cov, cov_unc, model, value_op, n_ref > 0, later_k, later_vo,
+            total_after, r, R, local, aux_local, bucket, aux_bucket)
+
+
+@njit(cache=NUMBA_CACHE)
+def _best_per_bucket(score, bucket, eligible, n_buckets):
+    """Diverse patience (Eq. 3.23): the best eligible candidate with a finite score in each
+    bucket ``0..n_buckets-1`` (ties: the lowest index), ordered by score, best first (ties:
+    lower index first)."""
+    best = np.full(n_buckets, -1, dtype=np.int64)
+    for i in range(score.shape[0]):
+        if not eligible[i] or not np.isfinite(score[i]):
+            continue
+        b = bucket[i]
+        if best[b] < 0 or score[i] > score[best[b]]:
+            best[b] = i
+    n = 0
+    for b in range(n_buckets):
+        if best[b] >= 0:
+            n += 1
+    chosen = np.empty(n, dtype=np.int64)
+    n = 0
+    for b in range(n_buckets):
+        if best[b] >= 0:
+            chosen[n] = best[b]
+            n += 1
+    chosen = np.sort(chosen)
+    order = np.argsort(-score[chosen], kind="mergesort")
+    return chosen[order]
