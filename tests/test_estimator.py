@@ -37,7 +37,7 @@ def iris_model(iris):
     return TURSClassifier(record_trace=True).fit(X, y)
 
 
-def _gap_data(seed=0, n=700):
+def _gap_data(seed=1, n=700):
     """3 numeric columns; class 'a' where u < 0.3, 'b' where v > 0.7, else 'c', 10% noise.
 
     The corner u < 0.3 and v > 0.7 holds no training row, so a test row there can be covered

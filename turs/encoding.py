@@ -6,9 +6,10 @@
   column ``col=b``, a column with more levels one 0/1 column per level ``col=level``.
   A literal on such a column reads ``col = level`` or ``col != level``.
 * Candidate cut points of a numeric column: the mid-points between consecutive distinct
-  values when there are at most ``n_cut_points`` of them, otherwise the mid-points at
-  ``n_cut_points`` evenly spaced quantile positions of the sorted column (the scheme of
-  the authors' code). A column with exactly two values (e.g. 0/1) has the single cut
+  values when there are at most ``n_cut_points`` of them, otherwise ``n_cut_points`` of
+  them at evenly spaced positions of their sorted list (the scheme of the reference runs,
+  ``../shared/anchors/README.md``; with it our search reproduces the reference's MDL score
+  exactly on iris fold 3, glass-2 folds 0, 2, 4 and WDBC fold 0). A column with exactly two values (e.g. 0/1) has the single cut
   half-way, and is a *binary* column: its literals cost ``L_value_op = 1`` bit (Eq. 3.15
   note on one-hot columns).
 * Bins: ``bin(x) = #{cuts <= x}``, so ``x < cut[j]  <=>  bin(x) <= j`` exactly; the search
@@ -146,21 +147,20 @@ class FeatureEncoder:
 
 
 def candidate_cuts(x: np.ndarray, n_cut_points: int) -> np.ndarray:
-    """Candidate cut points of a numeric column (see the module docstring)."""
+    """Candidate cut points of a numeric column (see the module docstring).
+
+    The mid-points between consecutive distinct values; when there are more than
+    ``n_cut_points``, the ones at ``n_cut_points`` evenly spaced positions of that sorted
+    list (``linspace(0, len - 1, n_cut_points)`` truncated to integers, both ends kept).
+    """
     u = np.unique(x)
     if len(u) <= 1:
         return np.empty(0)
     mids = (u[:-1] + u[1:]) / 2.0
     if len(mids) <= n_cut_points:
         return mids
-    xs = np.sort(x)
-    n = len(xs)
-    pos = np.floor(np.arange(1, n_cut_points + 1) * n / (n_cut_points + 1)).astype(int)
-    pos = np.clip(pos, 0, n - 1)
-    # mid-point between the value at the quantile position and the next distinct value
-    idx = np.searchsorted(u, xs[pos], side="left")
-    idx = np.clip(idx, 0, len(mids) - 1)
-    return np.unique(mids[idx])
+    positions = np.linspace(0, len(mids) - 1, n_cut_points).astype(np.int64)
+    return np.unique(mids[positions])
 
 
 def _is_categorical(s: pd.Series) -> bool:
