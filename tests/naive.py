@@ -139,3 +139,31 @@ def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bi
     aux_bucket = np.minimum(W * cov_unc // nbu, W - 1) if nbu else np.full(len(idx), -1)
     return dict(feat=feat, lo=new_lo[idx], hi=new_hi[idx], model=model, value_op=value_op, later_k=later_k,
                 later_vo=later_vo, scores=scores, bucket=bucket, aux_bucket=aux_bucket)
+
+
+def group_subsets(masks):
+    """Twin of _group_subsets (the former pure-Python version): subsets keyed by tuples in a dict.
+
+    ``counts(S' outside the union of g's rules)`` follows by inclusion-exclusion from the
+    counts of ``S'`` in every intersection ``T`` of g's rules, and those are sums over the
+    groups that contain ``T``. Returns ``(ptr, idx, sign, n_subsets)``, or Nones when a group
+    has more than ``12`` rules.
+    """
+    G = len(masks)
+    if G == 0:
+        return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+    sizes = masks.sum(axis=1)
+    if sizes.max() > 12:
+        return None, None, None, 0
+    ids: dict = {}
+    ptr = [0]
+    idx, sign = [], []
+    for g in range(G):
+        rules = np.flatnonzero(masks[g])
+        m = len(rules)
+        for bits in range(1, 1 << m):
+            T = tuple(rules[[b for b in range(m) if bits >> b & 1]])
+            idx.append(ids.setdefault(T, len(ids)))
+            sign.append(1.0 if len(T) % 2 else -1.0)
+        ptr.append(len(idx))
+    return (np.array(ptr, np.int64), np.array(idx, np.int64), np.array(sign), len(ids))

@@ -273,3 +273,39 @@ def test_finish_growths_equals_naive(seed, turs2):
     np.testing.assert_allclose(r, [s[1] for s in want["scores"]], rtol=1e-12)
     np.testing.assert_array_equal(loc, [s[3] for s in want["scores"]])
     np.testing.assert_array_equal(aux, [s[4] for s in want["scores"]])
+
+
+@pytest.mark.parametrize("K, G, seed", [(5, 8, 0), (30, 80, 1), (63, 200, 2), (70, 120, 3)])
+def test_group_subsets_equals_naive(K, G, seed):
+    """Both key paths (bitmask for K <= 63, tuple beyond) number subsets as the dict twin."""
+    from turs._core.kernels import _group_subsets
+
+    rng = np.random.default_rng(seed)
+    masks = rng.random((G, K)) < 4.0 / K
+    masks[:, seed] |= ~masks.any(axis=1)
+    masks = masks[masks.sum(axis=1) <= 12]
+    got = _group_subsets(masks)
+    want = naive.group_subsets(masks)
+    for a, b in zip(got[:3], want[:3]):
+        np.testing.assert_array_equal(a, b)
+    assert got[3] == want[3] > 0
+
+
+def test_rule_set_state_union_counts_equal_direct_counts():
+    """Union counts from group sums == counting the rows covered by any of a group's rules."""
+    from turs.search import Candidate, RuleSetState, SearchData
+
+    rng = np.random.default_rng(5)
+    n, C = 300, 3
+    data = SearchData(rng.integers(0, 4, (2, n)).astype(np.uint8), rng.integers(0, C, n).astype(np.int64),
+                      np.array([4, 4], dtype=np.int64), np.zeros(2, dtype=bool), C)
+    rules = []
+    for _ in range(6):
+        rows = np.sort(rng.choice(n, rng.integers(20, 120), replace=False)).astype(np.int64)
+        rules.append(Candidate(((0, 0, 4),), (1.0,), (3,), rows, np.bincount(data.y[rows], minlength=C),
+                               np.zeros(C, dtype=np.int64), 5.0))
+    state = RuleSetState(data, rules)
+    assert len(state.group_masks) > 6
+    for g, mask in enumerate(state.group_masks):
+        union = state.covers[:, mask].any(axis=1)
+        np.testing.assert_array_equal(state.union_counts[g], np.bincount(data.y[union], minlength=C))

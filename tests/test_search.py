@@ -62,22 +62,27 @@ def test_every_candidate_score_equals_the_public_score(make, model_encoding):
     assert model.mdl_score_ == pytest.approx(model._search_total_, rel=1e-12)
 
 
-def test_neighbour_union_counts_give_the_same_search_as_inclusion_exclusion(monkeypatch):
-    """Groups with many rules switch the kernel from inclusion-exclusion to neighbour lists;
-    forcing the switch everywhere must not change a single score."""
+@pytest.mark.parametrize("seed", [3, 7])
+def test_neighbour_union_counts_give_the_same_search_as_inclusion_exclusion(monkeypatch, seed):
+    """The kernel counts a candidate inside each group's union by neighbour lists (default) or
+    by inclusion-exclusion; either path, or groups too large for subsets, gives the same search."""
     import turs.search as search
 
-    X, y = make_overlap_blockade_data(n=800, seed=3)
-    a = TURSClassifier(beam_width=5).fit(X, y)
-    monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", 0)
-    b = TURSClassifier(beam_width=5).fit(X, y)
+    X, y = make_overlap_blockade_data(n=800, seed=seed)
+    fits = {}
+    # (path, largest group enumerated): 0 makes every group too large for subsets
+    for path, max_rules in (("neighbours", 12), ("subsets", 12), ("subsets", 0)):
+        monkeypatch.setattr(search, "UNION_COUNTS", path)
+        monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", max_rules)
+        fits[path, max_rules] = TURSClassifier(beam_width=5).fit(X, y)
+    a = fits["neighbours", 12]
     assert len(a.rules_) >= 2
-    assert [str(r) for r in a.rules_] == [str(r) for r in b.rules_]
-    assert a.mdl_score_ == pytest.approx(b.mdl_score_, rel=1e-12)
+    for b in fits.values():
+        assert [str(r) for r in a.rules_] == [str(r) for r in b.rules_]
+        assert a.mdl_score_ == pytest.approx(b.mdl_score_, rel=1e-12)
 
 
-def test_local_neighbour_lists_are_the_restricted_global_ones(monkeypatch):
-    import turs.search as search
+def test_local_neighbour_lists_are_the_restricted_global_ones():
     from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set, local_neighbours
 
     X, y = make_overlap_blockade_data(n=600, seed=2)
@@ -86,7 +91,6 @@ def test_local_neighbour_lists_are_the_restricted_global_ones(monkeypatch):
     data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64),
                       enc.n_bins_, enc.binary_, len(model.classes_))
     state, _ = learn_rule_set(data, SearchSettings(5, True, True, True, "learning_speed", 5))
-    monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", 0)
     st = RuleSetState(data, state.rules)
     G = len(st.group_masks)
     assert G >= 2

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._core.codes import log2_factorial, universal_integer_code
-from ._core.kernels import (_best_per_bucket, _finish_growths, _grow_candidates, _local_neighbours,
-                            _local_subsets, _localize_groups, _rows_in_interval)
+from ._core.kernels import (MAX_SUBSET_RULES, _best_per_bucket, _finish_growths, _grow_candidates,
+                            _group_subsets, _local_neighbours, _local_subsets, _localize_groups,
+                            _rows_in_interval)
 from ._core.regret import log2_regret_table
 from .mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
 
@@ -130,18 +131,21 @@ class RuleSetState:
         self.covers = covers
         self.group_of, self.group_masks = overlap_groups(covers)
         G = len(self.group_masks)
-        self.union_counts = np.zeros((G, C))
-        group_counts = np.zeros((G, C))
-        for g in range(G):
-            union = covers[:, self.group_masks[g]].any(axis=1)
-            self.union_counts[g] = np.bincount(data.y[union], minlength=C)
-            group_counts[g] = np.bincount(data.y[self.group_of == g], minlength=C)
-        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = group_subsets(self.group_masks)
+        # class counts per group; the union of group g's rules holds exactly the groups that
+        # share a rule with g, so its counts are a sum of group counts (float products of
+        # 0/1 and integer counts: exact)
+        in_group = self.group_of >= 0
+        group_counts = np.bincount(self.group_of[in_group] * C + data.y[in_group],
+                                   minlength=G * C).reshape(G, C).astype(float)
+        m = self.group_masks.astype(np.float32)
+        shares = (m @ m.T) > 0
+        self.union_counts = shares.astype(float) @ group_counts
+        if UNION_COUNTS == "subsets":
+            self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = group_subsets(self.group_masks)
+        else:
+            self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = None, None, None, 0
         self.use_ie = self.sub_ptr is not None
-        if G and not self.use_ie:
-            # groups whose rules intersect (float32 product: exact for these small counts)
-            m = self.group_masks.astype(np.float32)
-            shares = (m @ m.T) > 0
+        if G:
             self.nbr_ptr = np.concatenate([[0], np.cumsum(shares.sum(axis=1))]).astype(np.int64)
             self.nbr_idx = np.nonzero(shares)[1].astype(np.int64)
         else:
@@ -165,7 +169,7 @@ class RuleSetState:
         return int(self.data.n - self.else_n)
 
 
-MAX_RULES_FOR_SUBSETS = 12
+MAX_RULES_FOR_SUBSETS = MAX_SUBSET_RULES
 """Groups covered by more rules than this use the pairwise union counts (see the kernel)."""
 
 
@@ -174,34 +178,22 @@ def group_subsets(masks: np.ndarray):
 
     ``counts(S' outside the union of g's rules)`` follows by inclusion-exclusion from the
     counts of ``S'`` in every intersection ``T`` of g's rules, and those are sums over the
-    groups that contain ``T``. Returns ``(ptr, idx, sign, n_subsets)``, or Nones when a group
-    has more than ``MAX_RULES_FOR_SUBSETS`` rules.
+    groups that contain ``T``. Returns ``(ptr, idx, sign, n_subsets)`` (``_group_subsets``),
+    or Nones when a group has more than ``MAX_RULES_FOR_SUBSETS`` rules.
     """
     G = len(masks)
     if G == 0:
         return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
-    sizes = masks.sum(axis=1)
-    if sizes.max() > MAX_RULES_FOR_SUBSETS:
+    if masks.sum(axis=1).max() > MAX_RULES_FOR_SUBSETS:
         return None, None, None, 0
-    ids: dict = {}
-    ptr = [0]
-    idx, sign = [], []
-    for g in range(G):
-        rules = np.flatnonzero(masks[g])
-        m = len(rules)
-        for bits in range(1, 1 << m):
-            T = tuple(rules[[b for b in range(m) if bits >> b & 1]])
-            idx.append(ids.setdefault(T, len(ids)))
-            sign.append(1.0 if len(T) % 2 else -1.0)
-        ptr.append(len(idx))
-    return (np.array(ptr, np.int64), np.array(idx, np.int64), np.array(sign), len(ids))
+    return _group_subsets(np.ascontiguousarray(masks, dtype=np.bool_))
 
 
 def local_neighbours(state: "RuleSetState", present: np.ndarray):
     """The neighbour lists (groups sharing a rule) of the groups ``present`` in a base rule,
     restricted to those groups and renumbered locally (CSR ``ptr, idx``)."""
-    if state.use_ie or len(present) == 0:
-        return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64)
+    if len(present) == 0:
+        return np.zeros(1, np.int64), np.zeros(0, np.int64)
     return _local_neighbours(state.nbr_ptr, state.nbr_idx, present, len(state.group_masks))
 
 
@@ -271,18 +263,36 @@ class Growths:
         )
 
 
+UNION_COUNTS = "neighbours"
+"""How the growth kernel counts a candidate inside the union of each overlap group's rules:
+``"neighbours"`` (sums over the groups sharing a rule) or ``"subsets"`` (inclusion-exclusion
+over rule subsets, for groups of at most ``MAX_RULES_FOR_SUBSETS`` rules). Both give the same
+counts (``tests/test_search.py``). Neighbour lists were as fast or faster on every dataset we
+timed (fold 0, 2026-11-22, 2 other jobs running): car 0.136 vs 0.141 s, chess 0.265 vs 0.282,
+pendigits 5.06 vs 5.93, drybeans 10.6 vs 11.4, magic 19.5 vs 34.1."""
+
+
+def _use_inclusion_exclusion(state, present) -> bool:
+    return UNION_COUNTS == "subsets" and state.use_ie and len(present) > 0
+
+
 def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str) -> Growths | None:
     """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15)."""
     data = state.data
     d = data.d
     present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
     union = state.union_counts[present]
-    sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
-    nbr_ptr, nbr_idx = local_neighbours(state, present)
+    use_ie = _use_inclusion_exclusion(state, present)
+    if use_ie:
+        sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
+        nbr_ptr, nbr_idx = np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64)
+    else:
+        sub_ptr, sub_idx, sub_sign, n_sub = np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+        nbr_ptr, nbr_idx = local_neighbours(state, present)
     lo, hi = base.intervals(data)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
         data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, union,
-        sub_ptr, sub_idx, sub_sign, n_sub, state.use_ie)
+        sub_ptr, sub_idx, sub_sign, n_sub, use_ie)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)

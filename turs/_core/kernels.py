@@ -13,6 +13,8 @@ import types
 
 import numpy as np
 from numba import njit, prange
+from numba import types as nbtypes
+from numba.typed import Dict
 
 from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 
@@ -677,3 +679,70 @@ def _best_per_bucket(score, bucket, eligible, n_buckets):
     chosen = np.sort(chosen)
     order = np.argsort(-score[chosen], kind="mergesort")
     return chosen[order]
+
+
+MAX_SUBSET_RULES = 12
+"""Largest overlap group (in rules) whose rule subsets are enumerated (2^12 - 1 per group)."""
+_SUBSET_KEY = nbtypes.UniTuple(nbtypes.int64, MAX_SUBSET_RULES)
+
+
+@njit(cache=NUMBA_CACHE)
+def _group_subsets(masks):
+    """CSR lists of the non-empty rule subsets ``T`` of each overlap group, numbered across
+    groups in order of first appearance, with the inclusion-exclusion sign ``(-1)^(|T|+1)``.
+
+    masks: (G, K) bool, at most ``MAX_SUBSET_RULES`` rules per group. Subsets of a group are
+    enumerated by bitmask over its rules in increasing order; a subset is identified by the
+    bitmask of its rules (K <= 63) or by the tuple of its rules. Returns ``(ptr, idx, sign, n)``.
+    """
+    G, K = masks.shape
+    ptr = np.zeros(G + 1, dtype=np.int64)
+    for g in range(G):
+        m = 0
+        for k in range(K):
+            if masks[g, k]:
+                m += 1
+        ptr[g + 1] = ptr[g] + (1 << m) - 1
+    idx = np.empty(ptr[G], dtype=np.int64)
+    sign = np.empty(ptr[G])
+    by_bits = Dict.empty(key_type=nbtypes.int64, value_type=nbtypes.int64)
+    by_tuple = Dict.empty(key_type=_SUBSET_KEY, value_type=nbtypes.int64)
+    rules = np.empty(MAX_SUBSET_RULES, dtype=np.int64)
+    key = np.empty(MAX_SUBSET_RULES, dtype=np.int64)
+    n = 0
+    pos = 0
+    for g in range(G):
+        m = 0
+        for k in range(K):
+            if masks[g, k]:
+                rules[m] = k
+                m += 1
+        for bits in range(1, 1 << m):
+            size = 0
+            for b in range(MAX_SUBSET_RULES):
+                key[b] = -1
+            code = 0
+            for b in range(m):
+                if (bits >> b) & 1:
+                    key[size] = rules[b]
+                    code |= np.int64(1) << rules[b]
+                    size += 1
+            if K <= 63:
+                if code in by_bits:
+                    idx[pos] = by_bits[code]
+                else:
+                    by_bits[code] = n
+                    idx[pos] = n
+                    n += 1
+            else:
+                t = (key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7], key[8], key[9],
+                     key[10], key[11])
+                if t in by_tuple:
+                    idx[pos] = by_tuple[t]
+                else:
+                    by_tuple[t] = n
+                    idx[pos] = n
+                    n += 1
+            sign[pos] = 1.0 if size % 2 == 1 else -1.0
+            pos += 1
+    return ptr, idx, sign, n
