@@ -176,3 +176,23 @@ def test_reference_runs_mdl_reproduced_exactly_where_the_models_coincide(turs_da
     model = TURSClassifier(model_encoding="turs2").fit(X.iloc[tr], yv[tr])
     assert len(ref) == 1
     assert model.mdl_score_ == pytest.approx(float(ref.total_cl_bits.iloc[0]), abs=1e-6)
+
+
+def test_beam_reduction_keeps_the_best_of_each_coverage_cluster():
+    """Proposals sorted by coverage, split into W equal clusters, best score of each kept;
+    a rule proposed twice counts once, with its best score; no patience: the top W."""
+    from turs.search import _reduce
+
+    rng = np.random.default_rng(0)
+    scores = rng.permutation(20).astype(float)
+    proposals = [(scores[c], c, ("rule", c), None, c) for c in range(20)]  # coverage = c
+    proposals.append((100.0, 3, ("rule", 3), None, 3))  # the same rule, better score
+    got = _reduce(proposals, 4, True)
+    want = []
+    for cluster in (range(0, 5), range(5, 10), range(10, 15), range(15, 20)):
+        best = max(cluster, key=lambda c: 100.0 if c == 3 else scores[c])
+        want.append((100.0 if best == 3 else scores[best], best))
+    assert [(t[0], t[1]) for t in got] == sorted(want, reverse=True)
+    top = _reduce(proposals, 4, False)
+    assert [t[0] for t in top] == [100.0, 19.0, 18.0, 17.0]
+    assert len(_reduce(proposals[:3], 4, True)) == 3

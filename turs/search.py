@@ -355,7 +355,7 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
     prev_r = prev_R = -np.inf
     worse = 0
     for it in range(settings.max_iterations):
-        main_sel: list[tuple] = []  # (score, bucket, key, growths, index): materialized after reduction
+        main_sel: list[tuple] = []  # (score, coverage, key, growths, index): materialized after reduction
         aux_sel: list[tuple] = []
         rejected: list[tuple] = []
         for base in bases:
@@ -369,14 +369,14 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
                 bar = base.total_after if np.isfinite(base.total_after) else state.total
                 lt = g.total_after < bar
             for i in _select(g.r, g.bucket, lt, W, settings.use_patience):
-                main_sel.append((g.r[i], g.bucket[i], g.key(i), g, i))
+                main_sel.append((g.r[i], g.cov[i], g.key(i), g, i))
             if describe is not None and settings.use_local_test:
                 for i in _select(g.r, g.bucket, ~g.local_test, W, settings.use_patience)[:3]:
-                    rejected.append((g.r[i], g.bucket[i], g.key(i), g, i))
+                    rejected.append((g.r[i], g.cov[i], g.key(i), g, i))
             if settings.use_auxiliary_beam and state.K > 0:
                 alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
                 for i in _select(g.R, g.aux_bucket, alt & (g.aux_bucket >= 0), W, settings.use_patience):
-                    aux_sel.append((g.R[i], g.aux_bucket[i], g.key(i), g, i))
+                    aux_sel.append((g.R[i], g.cov_unc[i], g.key(i), g, i))
         beam = [g.materialize(i, data) for *_, g, i in _reduce(main_sel, W, settings.use_patience)]
         aux_beam = [g.materialize(i, data) for *_, g, i in _reduce(aux_sel, W, settings.use_patience)]
         if not beam and not aux_beam:
@@ -406,21 +406,27 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
 
 
 def _reduce(selected, width, use_patience):
-    """The beam from the proposals ``(score, bucket, key, ...)``: best per bucket, no duplicates."""
-    seen_keys, seen_buckets, out = set(), set(), []
+    """The beam from the proposals ``(score, coverage, key, ...)`` of all bases (Algorithm 4,
+    lines 21-22).
+
+    Duplicates (the same set of literals reached from two bases) keep their best proposal.
+    With patience, the proposals are sorted by coverage (``|S'|`` for the main beam,
+    ``|S' \\ M|`` for the auxiliary one) and split into ``width`` clusters of equal size, and
+    the best of each cluster is kept: "we sort all rules in the beam based on their coverage
+    and categorize them into W clusters" (Section 3.5.2). Without patience: the top ``width``.
+    Returned best first.
+    """
+    seen, unique = set(), []
     for item in sorted(selected, key=lambda t: -t[0]):
-        bucket, key = item[1], item[2]
-        if key in seen_keys:
-            continue
-        seen_keys.add(key)
-        if use_patience:
-            if bucket in seen_buckets:
-                continue
-            seen_buckets.add(bucket)
-        out.append(item)
-        if not use_patience and len(out) == width:
-            break
-    return out
+        if item[2] not in seen:
+            seen.add(item[2])
+            unique.append(item)
+    if not use_patience or len(unique) <= width:
+        return unique[:width]
+    by_coverage = np.argsort(np.array([item[1] for item in unique]), kind="stable")
+    best = [max((unique[j] for j in cluster), key=lambda t: t[0])
+            for cluster in np.array_split(by_coverage, width)]
+    return sorted(best, key=lambda t: -t[0])
 
 
 def _dedupe(cands):
