@@ -234,11 +234,12 @@ _grow_candidates_serial = njit(cache=NUMBA_CACHE)(_variant(_grow_candidates_impl
 _grow_candidates_parallel = njit(cache=NUMBA_CACHE, parallel=True)(
     _variant(_grow_candidates_impl, "_grow_candidates_parallel"))
 
-PARALLEL_MIN_WORK = 2_000_000
+PARALLEL_MIN_WORK = 10_000_000
 """Rows x features x (1 + groups) below which the serial kernel is used: waking a thread team
 (passive OpenMP wait, see ``turs._config``) costs more than it saves on small covers. Measured
-fold-0 fits, quiet 2-core machine, 400k -> 2M: chess 0.72 -> 0.56 s, mammography 0.66 -> 0.57 s,
-pendigits 5.4 -> 4.9 s, waveform 14.3 -> 13.8 s."""
+fold-0 fits (quiet 2-core machine, 2026-11-22; threshold 2M -> 10M -> never parallel): chess
+0.456 -> 0.405 -> 0.406 s, mammography 0.301 -> 0.303 -> 0.322 s, vehicle 0.278 -> 0.276 ->
+0.258 s, pendigits 4.57 -> 4.64 -> 4.54 s, waveform 12.2 -> 13.6 -> 14.7 s."""
 
 
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, union_counts,
