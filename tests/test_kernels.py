@@ -277,7 +277,7 @@ def test_finish_growths_equals_naive(seed, turs2):
 
 @pytest.mark.parametrize("K, G, seed", [(5, 8, 0), (30, 80, 1), (63, 200, 2), (70, 120, 3)])
 def test_group_subsets_equals_naive(K, G, seed):
-    """Both key paths (bitmask for K <= 63, tuple beyond) number subsets as the dict twin."""
+    """Subsets of up to 12 of K rules (K up to 70) are numbered as the dict twin numbers them."""
     from turs._core.kernels import _group_subsets
 
     rng = np.random.default_rng(seed)

@@ -20,7 +20,7 @@ the counts of all candidates of a base rule come from one pass per feature.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -80,7 +80,6 @@ class Candidate:
     aux_bucket: int = -1
     local_test: bool = True
     aux_local_test: bool = True
-    _subspaces: list = field(default=None, repr=False)
 
     @property
     def coverage(self) -> int:
@@ -100,15 +99,6 @@ class Candidate:
         for j, a, b in self.literals:
             lo[j], hi[j] = a, b
         return lo, hi
-
-    def subspace_rows(self, data: SearchData, q: int) -> np.ndarray:
-        """Rows satisfying literals ``0..q-1`` (where the ``K_value`` of literal q is counted)."""
-        if self._subspaces is None:
-            subs = [data.all_rows]
-            for j, a, b in self.literals[:-1]:
-                subs.append(_rows_in_interval(data.bins[j], subs[-1], a, b))
-            self._subspaces = subs
-        return self._subspaces[q]
 
 
 def empty_rule(data: SearchData, state: "RuleSetState") -> Candidate:

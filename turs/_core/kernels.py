@@ -299,7 +299,7 @@ def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_f
     Returns model (m,), value_op (m,), ok (m,) and new K_values / value_ops of the literals
     (m, k) (-1 where unchanged).
     """
-    d, n = bins.shape
+    d = bins.shape[0]
     k = lits.shape[0]
     m = cand_feat.shape[0]
     max_b = 0
@@ -694,7 +694,7 @@ def _group_subsets(masks):
 
     masks: (G, K) bool, at most ``MAX_SUBSET_RULES`` rules per group. Subsets of a group are
     enumerated by bitmask over its rules in increasing order; a subset is identified by the
-    bitmask of its rules (K <= 63) or by the tuple of its rules. Returns ``(ptr, idx, sign, n)``.
+    tuple of its rules, padded with -1. Returns ``(ptr, idx, sign, n)``.
     """
     G, K = masks.shape
     ptr = np.zeros(G + 1, dtype=np.int64)
@@ -706,11 +706,9 @@ def _group_subsets(masks):
         ptr[g + 1] = ptr[g] + (1 << m) - 1
     idx = np.empty(ptr[G], dtype=np.int64)
     sign = np.empty(ptr[G])
-    by_bits = Dict.empty(key_type=nbtypes.int64, value_type=nbtypes.int64)
-    by_tuple = Dict.empty(key_type=_SUBSET_KEY, value_type=nbtypes.int64)
+    ids = Dict.empty(key_type=_SUBSET_KEY, value_type=nbtypes.int64)
     rules = np.empty(MAX_SUBSET_RULES, dtype=np.int64)
     key = np.empty(MAX_SUBSET_RULES, dtype=np.int64)
-    n = 0
     pos = 0
     for g in range(G):
         m = 0
@@ -720,30 +718,16 @@ def _group_subsets(masks):
                 m += 1
         for bits in range(1, 1 << m):
             size = 0
-            for b in range(MAX_SUBSET_RULES):
-                key[b] = -1
-            code = 0
+            key[:] = -1
             for b in range(m):
                 if (bits >> b) & 1:
                     key[size] = rules[b]
-                    code |= np.int64(1) << rules[b]
                     size += 1
-            if K <= 63:
-                if code in by_bits:
-                    idx[pos] = by_bits[code]
-                else:
-                    by_bits[code] = n
-                    idx[pos] = n
-                    n += 1
-            else:
-                t = (key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7], key[8], key[9],
-                     key[10], key[11])
-                if t in by_tuple:
-                    idx[pos] = by_tuple[t]
-                else:
-                    by_tuple[t] = n
-                    idx[pos] = n
-                    n += 1
+            t = (key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7], key[8], key[9],
+                 key[10], key[11])
+            if t not in ids:
+                ids[t] = len(ids)
+            idx[pos] = ids[t]
             sign[pos] = 1.0 if size % 2 == 1 else -1.0
             pos += 1
-    return ptr, idx, sign, n
+    return ptr, idx, sign, len(ids)
