@@ -110,7 +110,7 @@ def best_per_bucket(score, bucket, eligible, n_buckets):
 def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                    lits, base_vo, base_k_values, header_new, header_old, turs2, log2_d, base_counts,
                    base_counts_unc, else_counts, lr, nll_covered, regret_rules, model_next, total_m,
-                   absolute, W, refinement_model_bits):
+                   absolute, W, refinement_model_bits, split=(np.zeros(0), 0.0)):
     """Twin of _finish_growths with numpy and score_candidates above; refinements come from
     ``refinement_model_bits`` (the kernel, checked against the public code length elsewhere)."""
     d = len(n_bins)
@@ -131,6 +131,8 @@ def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bi
         value_op[ri] = vo_ref
         later_k[ri], later_vo[ri] = nk, nvo
     l_split = log2_d + np.where(binary[feat], 0.0, lk[feat])
+    if len(split[0]):  # the authors' L_split: bits per column and a constant
+        l_split = log2_d + split[0][feat] + split[1]
     scores = score_candidates(counts[idx], counts_unc[idx], delta[idx], model, base_counts, base_counts_unc,
                               else_counts, l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute)
     cov, cov_unc = counts[idx].sum(axis=1), counts_unc[idx].sum(axis=1)

@@ -227,10 +227,12 @@ def test_best_per_bucket_equals_naive(seed):
     assert len(got) == len(set(bucket[got]))
 
 
+@pytest.mark.parametrize("split_code", ["thesis", "turs2"])
 @pytest.mark.parametrize("turs2", [False, True])
 @pytest.mark.parametrize("seed", range(4))
-def test_finish_growths_equals_naive(seed, turs2):
-    """Compaction, L(S') of new and refined literals, scores and buckets of one base rule."""
+def test_finish_growths_equals_naive(seed, turs2, split_code):
+    """Compaction, L(S') of new and refined literals, scores and buckets of one base rule;
+    the local test with the thesis' ``L_split`` or the authors' (per-column bits + a constant)."""
     from turs._core.kernels import _finish_growths, _refinement_model_bits
     from turs._core.regret import log2_regret_table
 
@@ -258,10 +260,14 @@ def test_finish_growths_equals_naive(seed, turs2):
     common = (k_split, bins, n_bins, binary, lits, base_vo)
     tail = (7.0, 5.0, turs2)
     scal = (np.log2(5), base_counts, base_unc, else_counts, lr, 40.0, 9.0, 4.0, 300.0, False)
+    if split_code == "turs2":
+        split = (np.log2(np.maximum(n_bins - 1, 1)) + 1.0, 1.0)
+    else:
+        split = (np.zeros(0), 0.0)
     got = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, float(base_vo.sum()), base_k,
-                          *tail, np.arange(bins.shape[1], dtype=np.int64), *scal, 10)
+                          *tail, np.arange(bins.shape[1], dtype=np.int64), *scal, 10, *split)
     want = naive.finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, base_k, *tail, *scal,
-                                10, _refinement_model_bits)
+                                10, _refinement_model_bits, split)
     feat, glo, ghi, _, _, cov, cov_unc, model, vo, has_ref, later_k, later_vo, t, r, R, loc, aux, bucket, abucket = got
     assert has_ref and len(feat) == len(want["feat"]) > 0
     for name, a in (("feat", feat), ("lo", glo), ("hi", ghi), ("later_k", later_k), ("bucket", bucket),

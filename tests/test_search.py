@@ -178,6 +178,91 @@ def test_reference_runs_mdl_reproduced_exactly_where_the_models_coincide(turs_da
     assert model.mdl_score_ == pytest.approx(float(ref.total_cl_bits.iloc[0]), abs=1e-6)
 
 
+TURS2_EXACT_FOLDS = ([("glass-2", f) for f in range(5)] + [("tic-tac-toe", f) for f in range(5)]
+                     + [("car", f) for f in (1, 2, 3, 4)] + [("iris", 3), ("wdbc", 0)])
+
+
+@pytest.mark.parametrize("name, fold", TURS2_EXACT_FOLDS)
+def test_turs2_search_reproduces_the_reference_runs_exactly(turs_data_dir, name, fold):
+    """With the reference's model code *and* its beam bookkeeping (``search="turs2"``), the fit
+    ends at exactly the reference runs' total_cl_bits on these 16 folds (17 of the 85 of
+    ``make reference-check``, chess fold 4 being the other); with ``search="thesis"`` only 5
+    of them match. Any change in the local test's code, the buckets or the reduction order
+    breaks most of them."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from turs.datasets import load
+    from turs.reproduce import reference_runs
+
+    anchors = Path(__file__).resolve().parents[2] / "shared" / "anchors" / "reference_turs2_runs.csv"
+    if not anchors.exists():
+        pytest.skip(f"no reference runs at {anchors}")
+    ref = reference_runs(anchors)
+    ref = ref[(ref.thesis_name == name) & (ref.fold == fold) & ref.variant.isin(["cyaux", "cy5aux"])]
+    X, y = load(name)
+    yv = np.asarray(y)
+    tr, _ = list(StratifiedKFold(5, shuffle=True, random_state=2).split(X, yv))[fold]
+    model = TURSClassifier(model_encoding="turs2", search="turs2").fit(X.iloc[tr], yv[tr])
+    assert len(ref) == 1
+    assert model.mdl_score_ == pytest.approx(float(ref.total_cl_bits.iloc[0]), abs=1e-6)
+
+
+def test_turs2_local_test_code_and_buckets():
+    """The authors' local test charges log2 K_col + log2 |cuts of X| + 1 + L(k+1) - L(k); its
+    patience buckets are right-closed, (w/W, (w+1)/W], and a growth must split S minus M."""
+    from turs._core.codes import universal_integer_code as L
+    from turs.search import _local_test_split_code, _turs2_buckets
+
+    class _Data:
+        n_bins = np.array([21, 2, 6])  # 20 cuts, a binary column, 5 cuts
+
+    bits, extra = _local_test_split_code(_Data, 2, "turs2")
+    np.testing.assert_allclose(bits, [np.log2(20) + 1, 1.0, np.log2(5) + 1])
+    assert extra == pytest.approx(L(3) - L(2))
+    assert _local_test_split_code(_Data, 2, "thesis")[0].size == 0
+
+    class _G:
+        cov = np.array([10, 11, 20, 1])
+        cov_unc = np.array([0, 5, 10, 1])
+
+    class _Base:
+        coverage, coverage_uncovered = 20, 10
+
+    g = _G()
+    _turs2_buckets(g, _Base, 10)
+    np.testing.assert_array_equal(g.bucket, [4, 5, 9, 0])  # 0.5 -> (0.4, 0.5]; thesis: [0.5, 0.6)
+    np.testing.assert_array_equal(g.aux_bucket, [0, 4, 9, 0])
+    np.testing.assert_array_equal(g.splits_uncovered, [False, True, False, True])
+
+
+def test_turs2_reduction_keeps_generation_order_and_repeated_rules():
+    """The turs2 reduction sorts the proposals as numpy's default sort does, keeps the best
+    of each of W clusters, and drops a winner only when an earlier one has the same cover from
+    a base of the same size."""
+    from turs.search import _reduce_turs2
+
+    class _Cand:
+        def __init__(self, rows):
+            self.rows = np.asarray(rows)
+            self.coverage = len(rows)
+
+    class _Growths:
+        def __init__(self, base_cov, covers):
+            self.base = type("B", (), {"coverage": base_cov})()
+            self.covers = covers
+
+        def materialize(self, i, data):
+            return _Cand(self.covers[i])
+
+    a = _Growths(50, {0: [1, 2, 3], 1: range(10)})
+    b = _Growths(40, {0: [1, 2, 3]})  # the same cover as a's first, from another base
+    c = _Growths(50, {0: [1, 2, 3]})  # the same cover again, from a base of the same size
+    proposals = [(1.0, 3, None, a, 0), (5.0, 10, None, a, 1), (0.9, 3, None, b, 0), (0.8, 3, None, c, 0)]
+    beam = _reduce_turs2(proposals, 4, None)
+    assert [list(x.rows) for x in beam] == [[1, 2, 3], [1, 2, 3], list(range(10))]
+    assert len(_reduce_turs2(proposals, 1, None)) == 1 and _reduce_turs2([], 3, None) == []
+
+
 def test_beam_reduction_keeps_the_best_of_each_coverage_cluster():
     """Proposals sorted by coverage, split into W equal clusters, best score of each kept;
     a rule proposed twice counts once, with its best score; no patience: the top W."""

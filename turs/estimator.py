@@ -15,7 +15,7 @@ from sklearn.utils.validation import check_is_fitted
 from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, MDLBreakdown, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
-from .search import RuleSetState, SearchData, SearchSettings, learn_rule_set
+from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .trace import SearchTrace
 
 _SCORES = ("learning_speed", "absolute")
@@ -66,6 +66,12 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         Not in the thesis: when no growth of a base rule passes the local test, let the main
         beam take its growths whose MDL score beats the base's (the "rerun on invalid" of the
         authors' implementation).
+    search : {"thesis", "turs2"}, default "thesis"
+        How the beam search keeps its books: ``"thesis"`` follows Algorithm 4 and Section 3.5 as
+        written; ``"turs2"`` follows the authors' implementation, which produced the thesis'
+        tables (its local-test code, patience-bucket boundaries, beam reduction and stopping
+        rule; see ``docs/spec-notes.md``). With ``model_encoding="turs2"`` too, the fit
+        reproduces that implementation's reference runs (``make reference-check``).
     score : {"learning_speed", "absolute"}, default "learning_speed"
         ``r(S)`` of Eq. 3.21, or the absolute decrease of the MDL score (ablation).
         Read it with ``get_params()["score"]``: ``model.score`` is the scikit-learn accuracy
@@ -100,14 +106,15 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     score = _ScoreParameter()
 
     def __init__(self, beam_width=10, n_cut_points=20, use_patience=True, use_local_test=True,
-                 use_auxiliary_beam=True, local_test_fallback=False, score="learning_speed", k_stop=5, model_encoding="thesis",
-                 max_rules=None, record_trace=False, random_state=None, verbose=0):
+                 use_auxiliary_beam=True, local_test_fallback=False, search="thesis", score="learning_speed", k_stop=5,
+                 model_encoding="thesis", max_rules=None, record_trace=False, random_state=None, verbose=0):
         self.beam_width = beam_width
         self.n_cut_points = n_cut_points
         self.use_patience = use_patience
         self.use_local_test = use_local_test
         self.use_auxiliary_beam = use_auxiliary_beam
         self.local_test_fallback = local_test_fallback
+        self.search = search
         self.score = score
         self.k_stop = k_stop
         self.model_encoding = model_encoding
@@ -145,6 +152,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         if self.model_encoding not in MODEL_ENCODINGS:
             raise ValueError(f"The 'model_encoding' parameter of TURSClassifier must be one of {MODEL_ENCODINGS}. "
                              f"Got {self.model_encoding!r} instead.")
+        if self.search not in SEARCHES:
+            raise ValueError(f"The 'search' parameter of TURSClassifier must be one of {SEARCHES}. "
+                             f"Got {self.search!r} instead.")
         if self._score_param not in _SCORES:
             raise ValueError(f"The 'score' parameter of TURSClassifier must be one of {_SCORES}. "
                              f"Got {self._score_param!r} instead.")
@@ -174,7 +184,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                           self.encoder_.binary_, len(self.classes_), self.model_encoding)
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,
                                   self.use_auxiliary_beam, self._score_param, self.k_stop,
-                                  local_test_fallback=self.local_test_fallback)
+                                  local_test_fallback=self.local_test_fallback, search=self.search)
         describe = self._describe_factory() if self.record_trace else None
         bar = None
         progress = None

@@ -266,7 +266,8 @@ def _use_inclusion_exclusion(state, present) -> bool:
     return UNION_COUNTS == "subsets" and state.use_ie and len(present) > 0
 
 
-def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str) -> Growths | None:
+def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str,
+                  search: str = "thesis") -> Growths | None:
     """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15)."""
     data = state.data
     d = data.d
@@ -298,7 +299,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64),
         base.counts_uncovered.astype(np.int64), state.else_counts.astype(np.int64), data.log2_regret,
         state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
-        beam_width)
+        beam_width, *_local_test_split_code(data, k, search))
     if feat.size == 0:
         return None
     if not has_ref:
@@ -307,6 +308,34 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
                 later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket)
     g._k_new = k_split
     return g
+
+
+def _local_test_split_code(data: SearchData, k: int, search: str):
+    """``L_split`` of the local test, as the kernel takes it: per-column bits and a constant.
+
+    ``"thesis"`` (empty array): ``log2 K_col + log2 K_value(S, X)`` (Eq. 3.22). ``"turs2"``: what
+    the authors' implementation charges, ``log2 K_col + log2 |cuts of X| + 1`` (one bit for the
+    side of the cut; ``|cuts of X|`` is the column's whole candidate set, not the ones that split
+    ``S``) plus ``L_univ(k + 1) - L_univ(k)`` for the longer rule.
+    """
+    if search == "turs2":
+        bits = np.log2(np.maximum(data.n_bins - 1, 1).astype(float)) + 1.0
+        return bits, universal_integer_code(k + 1) - universal_integer_code(k)
+    return np.zeros(0), 0.0
+
+
+def _turs2_buckets(g: "Growths", base: Candidate, width: int) -> None:
+    """Patience buckets as the authors' implementation forms them: ``(w/W, (w+1)/W]`` (the
+    thesis: ``[(w-1)/W, w/W)``), and which growths split the base's uncovered part ``S \\ M``
+    into two non-empty parts (that code skips a cut otherwise, for both beams)."""
+    edges = np.linspace(0, 1, width + 1)[1:]
+    g.bucket = np.searchsorted(edges, g.cov / base.coverage).astype(np.int64)
+    n_unc = base.coverage_uncovered
+    if n_unc > 0:
+        g.aux_bucket = np.searchsorted(edges, g.cov_unc / n_unc).astype(np.int64)
+        g.splits_uncovered = (g.cov_unc > 0) & (g.cov_unc < n_unc)
+    else:
+        g.splits_uncovered = np.zeros(len(g.cov), dtype=bool)
 
 
 def _select(score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,
@@ -329,6 +358,10 @@ class SearchSettings:
     k_stop: int = 5
     max_iterations: int = 1000
     local_test_fallback: bool = False
+    search: str = "thesis"  # or "turs2": the authors' implementation's beam bookkeeping
+
+
+SEARCHES = ("thesis", "turs2")
 
 
 def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=None):
@@ -337,6 +370,8 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
     ``iterations`` is the search trace of this rule: per beam iteration, the main and the
     auxiliary beam (and the best candidates the local test rejected), as dicts.
     """
+    if settings.search == "turs2":
+        return _learn_single_rule_turs2(state, settings, describe)
     data = state.data
     W = settings.beam_width
     bases = [empty_rule(data, state)]
@@ -393,6 +428,106 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
         return None, iterations
     best = max(pool, key=lambda c: c.r)
     return best, iterations
+
+
+def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, describe=None):
+    """Algorithm 4 with the beam bookkeeping of the authors' implementation (``search="turs2"``).
+
+    The differences from :func:`learn_single_rule`, each read from that code (see
+    ``docs/spec-notes.md``): the local test's ``L_split`` (:func:`_local_test_split_code`); the
+    bucket boundaries and the rule that a growth must split ``S \\ M`` (:func:`_turs2_buckets`);
+    the auxiliary beam is filled while ``M`` is empty too; the proposals of all bases are
+    reduced in their order of generation, duplicates included (:func:`_reduce_turs2`); the next
+    bases and the final candidates are both beams, auxiliary first, without repeated covers,
+    and the rule returned is the best ``r`` among them (first on ties); an iteration is
+    "worse" when both beams' best scores drop (or both are negative), and the search stops
+    after more than ``k_stop`` such iterations in a row, before the last beams join the
+    candidates.
+    """
+    data = state.data
+    W = settings.beam_width
+    bases = [empty_rule(data, state)]
+    pool: list[Candidate] = []
+    iterations = []
+    prev_r = prev_R = -np.inf
+    worse = 0
+    for it in range(settings.max_iterations):
+        main_sel: list[tuple] = []
+        aux_sel: list[tuple] = []
+        for base in bases:
+            g = score_growths(base, state, W, settings.score, "turs2")
+            if g is None:
+                continue
+            _turs2_buckets(g, base, W)
+            lt = g.local_test if settings.use_local_test else np.ones_like(g.local_test)
+            if settings.use_local_test and settings.local_test_fallback and not (lt & g.splits_uncovered).any():
+                bar = base.total_after if np.isfinite(base.total_after) else state.total
+                lt = g.total_after < bar
+            chosen = _select(g.r, g.bucket, lt & g.splits_uncovered, W, settings.use_patience)
+            main_sel.extend((g.r[i], g.cov[i], None, g, i) for i in sorted(chosen, key=lambda i: g.bucket[i]))
+            if settings.use_auxiliary_beam:
+                alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
+                chosen = _select(g.R, g.aux_bucket, alt & g.splits_uncovered, W, settings.use_patience)
+                aux_sel.extend((g.R[i], g.cov_unc[i], None, g, i) for i in sorted(chosen, key=lambda i: g.aux_bucket[i]))
+        beam = _reduce_turs2(main_sel, W, data)
+        aux_beam = _reduce_turs2(aux_sel, W, data)
+        if not beam and not aux_beam:
+            break
+        best_r = max((c.r for c in beam), default=-np.inf)
+        best_R = max((c.R for c in aux_beam), default=-np.inf)
+        drop_main = bool(beam) and best_r < prev_r
+        drop_aux = bool(aux_beam) and best_R < prev_R
+        negative = bool(beam) and bool(aux_beam) and best_r < 0 and best_R < 0
+        worse = worse + 1 if ((drop_main and drop_aux) or negative) else 0
+        if beam:
+            prev_r = best_r
+        if aux_beam:
+            prev_R = best_R
+        if describe is not None:
+            iterations.append({
+                "iteration": it,
+                "main_beam": [describe(c) for c in beam],
+                "aux_beam": [describe(c) for c in aux_beam],
+                "rejected_by_local_test": [],
+                "best_r": _num(best_r), "best_R": _num(best_R), "worse_in_a_row": worse,
+            })
+        if worse > settings.k_stop:
+            break
+        seen, bases = set(), []
+        for c in aux_beam + beam:
+            cover = c.rows.tobytes()
+            if cover not in seen:
+                seen.add(cover)
+                bases.append(c)
+        pool.extend(bases)
+    if not pool:
+        return None, iterations
+    return pool[int(np.argmax([c.r for c in pool]))], iterations
+
+
+def _reduce_turs2(selected, width, data):
+    """The beam from the proposals ``(score, coverage, _, growths, index)`` of all bases, in
+    their order of generation, as the authors' implementation reduces them: sorted by coverage
+    (numpy's default sort, so ties keep that implementation's order), split into ``width``
+    clusters, the best of each kept (first on ties). A winner is then dropped only if an
+    earlier winner with the same coverage has the same cover *and* a base of the same size
+    (that code compares covers as masks over the base, so a rule reached from two bases
+    usually stays twice)."""
+    if not selected:
+        return []
+    order = np.argsort(np.array([t[1] for t in selected]))
+    beam, first_of = [], {}  # first_of: coverage -> (candidate, its base's coverage)
+    for cluster in np.array_split(order, width):
+        if len(cluster) == 0:
+            continue
+        _, _, _, g, i = selected[cluster[int(np.argmax([selected[j][0] for j in cluster]))]]
+        c = g.materialize(i, data)
+        same = first_of.get(c.coverage)
+        if same is not None and same[1] == g.base.coverage and np.array_equal(same[0].rows, c.rows):
+            continue
+        first_of.setdefault(c.coverage, (c, g.base.coverage))
+        beam.append(c)
+    return beam
 
 
 def _reduce(selected, width, use_patience):

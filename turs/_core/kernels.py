@@ -554,7 +554,7 @@ def _local_neighbours(nbr_ptr, nbr_idx, present, n_groups):
 def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                     lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
                     base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                    model_next, total_m, absolute, beam_width):
+                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
@@ -607,6 +607,8 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
             lk = math.log2(max(k_split[f], 1))
             vo = form_one_cut + lk
             l_split[i] = log2_d + lk
+        if split_cut_bits.shape[0] > 0:
+            l_split[i] = log2_d + split_cut_bits[f] + split_extra
         value_op[i] = vo
         model[i] = header_new + base_vo_sum + vo
         if lit_of[f] >= 0:
