@@ -78,8 +78,8 @@ experiments: $(STAMP)
 # it finished: thesis code, its model code, and its model code + local-test fallback.
 REFERENCE_DATASETS = iris,glass-2,glass,wine,heartcleveland,backnote,diabetes,tic-tac-toe,car,wdbc,ionosphere,contracept,vehicle,vowels,thyroid,mammography,chess
 reference-check: $(STAMP)
-	$(PY) -m turs.bench run --profile paper --algorithms turs,turs-turs2code,turs-turs2 --datasets $(REFERENCE_DATASETS) --timeout $(BENCH_TIMEOUT) --out results/reference
-	$(PY) tools/compare_reference.py --results results/reference --algorithms turs,turs-turs2code,turs-turs2
+	$(PY) -m turs.bench run --profile paper --algorithms turs,turs-turs2code,turs-reference --datasets $(REFERENCE_DATASETS) --timeout $(BENCH_TIMEOUT) --out results/reference
+	$(PY) tools/compare_reference.py --results results/reference --algorithms turs,turs-turs2code,turs-reference
 compare: $(STAMP)
 	$(PY) -m turs.bench compare --results $(RESULTS) --out figures/turs_vs_thesis.csv
 

@@ -405,6 +405,7 @@ def test_unseen_level_at_predict():
     ({"use_patience": "yes"}, "The 'use_patience' parameter of TURSClassifier must be a bool. Got 'yes' instead."),
     ({"score": "gain"}, "The 'score' parameter of TURSClassifier must be one of ('learning_speed', 'absolute'). Got 'gain' instead."),
     ({"model_encoding": "reference"}, "The 'model_encoding' parameter of TURSClassifier must be one of ('thesis', 'turs2'). Got 'reference' instead."),
+    ({"search": "reference"}, "The 'search' parameter of TURSClassifier must be one of ('thesis', 'turs2'). Got 'reference' instead."),
 ])
 def test_bad_parameters(params, message, iris):
     X, y = iris

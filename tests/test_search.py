@@ -281,3 +281,24 @@ def test_beam_reduction_keeps_the_best_of_each_coverage_cluster():
     top = _reduce(proposals, 4, False)
     assert [t[0] for t in top] == [100.0, 19.0, 18.0, 17.0]
     assert len(_reduce(proposals[:3], 4, True)) == 3
+
+
+@pytest.mark.parametrize("params", [{}, {"use_patience": False}, {"use_local_test": False},
+                                    {"use_auxiliary_beam": False}, {"score": "absolute"},
+                                    {"local_test_fallback": True}, {"record_trace": True}])
+def test_turs2_search_runs_with_every_switch(params):
+    """search="turs2" combines with the ablation switches and the trace, and its rule set's
+    score is the MDL score of its rules (recomputed independently by ``mdl_score``)."""
+    from sklearn.datasets import load_iris
+
+    from turs.mdl import mdl_score
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = TURSClassifier(search="turs2", **params).fit(X, y)
+    assert len(model.rules_) >= 1
+    assert model.mdl_score_ == pytest.approx(
+        mdl_score(model.rules_, X, y, encoder=model.encoder_).total, abs=1e-9)
+    p = model.predict_proba(X)
+    np.testing.assert_allclose(p.sum(axis=1), 1.0)
+    if params.get("record_trace"):
+        assert model.trace_.n_searches == len(model.rules_) + 1

@@ -2,7 +2,8 @@
 
 Built in: ``turs`` (the thesis settings: beam width 10, 20 cut points), the ablations
 ``turs-nopatience``, ``turs-nolocaltest``, ``turs-noaux``, ``turs-turs2code`` (the model code of
-the authors' implementation) and ``cart``. Other modules add
+the authors' implementation), ``turs-turs2`` (that code and its local-test fallback),
+``turs-reference`` (that code and its beam bookkeeping, ``search="turs2"``) and ``cart``. Other modules add
 algorithms with :func:`register_algorithm`; the competitor adapters in ``turs.competitors`` are
 imported the first time the registry is read, if that package exists::
 
@@ -196,4 +197,7 @@ register_algorithm("turs-turs2code", TURSAdapter, params={"model_encoding": "tur
                    description="TURS with the model code of the authors' implementation (compare with its runs)")
 register_algorithm("turs-turs2", TURSAdapter, params={"model_encoding": "turs2", "local_test_fallback": True},
                    description="TURS as the authors' implementation runs: its model code and its local-test fallback")
+register_algorithm("turs-reference", TURSAdapter, params={"model_encoding": "turs2", "search": "turs2"},
+                   description="TURS as the authors' implementation ran for the thesis: its model code and its "
+                               "beam bookkeeping (reproduces its reference runs)")
 register_algorithm("cart", CARTAdapter, description="scikit-learn DecisionTreeClassifier, defaults")
