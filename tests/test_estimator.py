@@ -96,7 +96,7 @@ def test_sklearn_compatible(estimator, check):
 def test_default_parameters():
     assert TURSClassifier().get_params() == {
         "beam_width": 10, "n_cut_points": 20, "use_patience": True, "use_local_test": True,
-        "use_auxiliary_beam": True, "local_test_fallback": False, "score": "learning_speed", "k_stop": 5, "model_encoding": "thesis", "max_rules": None,
+        "use_auxiliary_beam": True, "local_test_fallback": False, "search": "thesis", "score": "learning_speed", "k_stop": 5, "model_encoding": "thesis", "max_rules": None,
         "record_trace": False, "random_state": None, "verbose": 0,
     }
 
