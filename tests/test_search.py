@@ -155,11 +155,8 @@ def test_candidate_cuts_are_evenly_spaced_over_the_distinct_midpoints():
     assert candidate_cuts(np.ones(5), 20).size == 0
 
 
-@pytest.mark.parametrize("name, fold", [("iris", 3), ("glass-2", 0), ("glass-2", 2), ("glass-2", 4), ("wdbc", 0)])
-def test_reference_runs_mdl_reproduced_exactly_where_the_models_coincide(turs_data_dir, name, fold):
-    """With the reference's model code, our search finds a model with exactly the reference
-    runs' total_cl_bits on these folds (the cut points, the data code, the regrets and the
-    model code all agree); a different cut scheme or code breaks the equality."""
+def _reference_fold(name, fold):
+    """(X_train, y_train, the reference runs' total_cl_bits) of one fold (variant cyaux/cy5aux)."""
     from sklearn.model_selection import StratifiedKFold
 
     from turs.datasets import load
@@ -170,12 +167,21 @@ def test_reference_runs_mdl_reproduced_exactly_where_the_models_coincide(turs_da
         pytest.skip(f"no reference runs at {anchors}")
     ref = reference_runs(anchors)
     ref = ref[(ref.thesis_name == name) & (ref.fold == fold) & ref.variant.isin(["cyaux", "cy5aux"])]
+    assert len(ref) == 1
     X, y = load(name)
     yv = np.asarray(y)
     tr, _ = list(StratifiedKFold(5, shuffle=True, random_state=2).split(X, yv))[fold]
-    model = TURSClassifier(model_encoding="turs2").fit(X.iloc[tr], yv[tr])
-    assert len(ref) == 1
-    assert model.mdl_score_ == pytest.approx(float(ref.total_cl_bits.iloc[0]), abs=1e-6)
+    return X.iloc[tr], yv[tr], float(ref.total_cl_bits.iloc[0])
+
+
+@pytest.mark.parametrize("name, fold", [("iris", 3), ("glass-2", 0), ("glass-2", 2), ("glass-2", 4), ("wdbc", 0)])
+def test_reference_runs_mdl_reproduced_exactly_where_the_models_coincide(turs_data_dir, name, fold):
+    """With the reference's model code, our search finds a model with exactly the reference
+    runs' total_cl_bits on these folds (the cut points, the data code, the regrets and the
+    model code all agree); a different cut scheme or code breaks the equality."""
+    X, y, ref_bits = _reference_fold(name, fold)
+    model = TURSClassifier(model_encoding="turs2").fit(X, y)
+    assert model.mdl_score_ == pytest.approx(ref_bits, abs=1e-6)
 
 
 TURS2_EXACT_FOLDS = ([("glass-2", f) for f in range(5)] + [("tic-tac-toe", f) for f in range(5)]
@@ -189,22 +195,9 @@ def test_turs2_search_reproduces_the_reference_runs_exactly(turs_data_dir, name,
     ``make reference-check``, chess fold 4 being the other); with ``search="thesis"`` only 5
     of them match. Any change in the local test's code, the buckets or the reduction order
     breaks most of them."""
-    from sklearn.model_selection import StratifiedKFold
-
-    from turs.datasets import load
-    from turs.reproduce import reference_runs
-
-    anchors = Path(__file__).resolve().parents[2] / "shared" / "anchors" / "reference_turs2_runs.csv"
-    if not anchors.exists():
-        pytest.skip(f"no reference runs at {anchors}")
-    ref = reference_runs(anchors)
-    ref = ref[(ref.thesis_name == name) & (ref.fold == fold) & ref.variant.isin(["cyaux", "cy5aux"])]
-    X, y = load(name)
-    yv = np.asarray(y)
-    tr, _ = list(StratifiedKFold(5, shuffle=True, random_state=2).split(X, yv))[fold]
-    model = TURSClassifier(model_encoding="turs2", search="turs2").fit(X.iloc[tr], yv[tr])
-    assert len(ref) == 1
-    assert model.mdl_score_ == pytest.approx(float(ref.total_cl_bits.iloc[0]), abs=1e-6)
+    X, y, ref_bits = _reference_fold(name, fold)
+    model = TURSClassifier(model_encoding="turs2", search="turs2").fit(X, y)
+    assert model.mdl_score_ == pytest.approx(ref_bits, abs=1e-6)
 
 
 def test_turs2_local_test_code_and_buckets():

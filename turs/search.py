@@ -218,6 +218,7 @@ class Growths:
     aux_local_test: np.ndarray
     bucket: np.ndarray
     aux_bucket: np.ndarray
+    splits_uncovered: np.ndarray | None = None  # search="turs2" only (_turs2_buckets)
 
     def key(self, i: int) -> tuple:
         """The candidate's set of literals (the same rule reached from two bases is one rule)."""
@@ -364,6 +365,23 @@ class SearchSettings:
 SEARCHES = ("thesis", "turs2")
 
 
+def _main_beam_eligible(g: Growths, base: Candidate, state: RuleSetState, settings: SearchSettings,
+                        mask: np.ndarray | None = None) -> np.ndarray:
+    """Which growths of ``base`` the main beam may take: those that pass the local test (all of
+    them without it), within ``mask``. With ``local_test_fallback``, when none is left, those
+    whose MDL score beats the base's (the empty rule: that improve on M), as the authors' code
+    does."""
+    ok = g.local_test if settings.use_local_test else np.ones_like(g.local_test)
+    if mask is not None:
+        ok = ok & mask
+    if settings.use_local_test and settings.local_test_fallback and not ok.any():
+        bar = base.total_after if np.isfinite(base.total_after) else state.total
+        ok = g.total_after < bar
+        if mask is not None:
+            ok = ok & mask
+    return ok
+
+
 def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=None):
     """Grow the next rule (Algorithm 4). Returns ``(best_candidate_or_None, iterations)``.
 
@@ -387,12 +405,7 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
             g = score_growths(base, state, W, settings.score)
             if g is None:
                 continue
-            lt = g.local_test if settings.use_local_test else np.ones_like(g.local_test)
-            if settings.use_local_test and settings.local_test_fallback and not lt.any():
-                # no growth of this base passes the local test: keep those that beat the base
-                # itself (the empty rule: that improve on M), as the authors' code does
-                bar = base.total_after if np.isfinite(base.total_after) else state.total
-                lt = g.total_after < bar
+            lt = _main_beam_eligible(g, base, state, settings)
             for i in _select(g.r, g.bucket, lt, W, settings.use_patience):
                 main_sel.append((g.r[i], g.cov[i], g.key(i), g, i))
             if describe is not None and settings.use_local_test:
@@ -459,11 +472,8 @@ def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, desc
             if g is None:
                 continue
             _turs2_buckets(g, base, W)
-            lt = g.local_test if settings.use_local_test else np.ones_like(g.local_test)
-            if settings.use_local_test and settings.local_test_fallback and not (lt & g.splits_uncovered).any():
-                bar = base.total_after if np.isfinite(base.total_after) else state.total
-                lt = g.total_after < bar
-            chosen = _select(g.r, g.bucket, lt & g.splits_uncovered, W, settings.use_patience)
+            lt = _main_beam_eligible(g, base, state, settings, g.splits_uncovered)
+            chosen = _select(g.r, g.bucket, lt, W, settings.use_patience)
             main_sel.extend((g.r[i], g.cov[i], None, g, i) for i in sorted(chosen, key=lambda i: g.bucket[i]))
             if settings.use_auxiliary_beam:
                 alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
