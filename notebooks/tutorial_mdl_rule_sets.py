@@ -93,8 +93,11 @@ print("log2 R(n, 2) by brute force equals turs' for n = 1, 2, 5, 20, e.g. "
 # ## (a) The code length of one rule, step by step
 #
 # Twelve rows, three numeric features, a binary label, and one rule
-# `x1 >= 5.5 AND x2 < 5.5`. With so few distinct values, the candidate cut points of a column
-# are the mid-points between its consecutive distinct values.
+# `x1 >= 5.5 AND x2 < 5.5`. The candidate cut points of a column are quantile mid-points: sort
+# the column's 12 values (repeats included), take the `distinct - 1` gaps between neighbours at
+# evenly spaced positions, and cut half-way across each gap, or just above the value when the
+# two neighbours are equal. `x1` has 12 distinct values, so all 11 gaps are used; `x2` repeats
+# 1, 3 and 5, so two of its 7 cuts sit just above 5 and the gap between 6 and 8 is not offered.
 
 # %%
 tiny = pd.DataFrame({
@@ -108,9 +111,17 @@ tiny.assign(y=y_tiny)
 
 
 # %%
-def cuts_of(values) -> np.ndarray:
-    v = np.unique(values)
-    return (v[:-1] + v[1:]) / 2
+def cuts_of(values, n_cut_points=20) -> np.ndarray:
+    s = np.sort(np.asarray(values, dtype=float))
+    gaps = [(a + b) / 2 if a < b else np.nextafter(a, np.inf) for a, b in zip(s[:-1], s[1:])]
+    n_cuts = min(len(np.unique(s)) - 1, n_cut_points)
+    if len(gaps) <= n_cuts:
+        return np.array(gaps)
+    positions = np.linspace(0, len(gaps) - 1, n_cuts + 2).astype(int)[1:-1]  # evenly spaced, ends dropped
+    return np.array(gaps)[positions]
+
+
+print("cut points of x2:", [f"{c:.17g}" if c != round(c, 6) else c for c in cuts_of(tiny["x2"])])
 
 
 def k_value(column: str, reached: np.ndarray) -> int:

@@ -132,5 +132,7 @@ def test_tutorial_totals_match_independent_computations(tutorial):
     y_tiny = np.array([0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0])
     bd = mdl_score([[Condition("x1", low=5.5), Condition("x2", high=5.5)]], tiny, y_tiny)
     assert steps["total"] == pytest.approx(bd.total, abs=1e-9)
-    # hand values: log2 3 + log2 3 + (2 + log2 11) + (2 + log2 5)
-    assert steps["L(S)"] == pytest.approx(2 * np.log2(3) + 4 + np.log2(11) + np.log2(5), abs=1e-9)
+    # hand values: log2 3 + log2 3 + (2 + log2 11) + (2 + log2 6). x2's quantile cuts are
+    # 1.5, 2.5, 3+, 4.5, 5+, 5+, 5.5 ("v+": just above v); the 6 rows with x1 >= 5.5 have
+    # x2 in [2, 8], which 2.5, 3+, 4.5, 5+, 5+ and 5.5 split.
+    assert steps["L(S)"] == pytest.approx(2 * np.log2(3) + 4 + np.log2(11) + np.log2(6), abs=1e-9)

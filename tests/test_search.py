@@ -144,15 +144,35 @@ def test_switches_run_and_give_valid_models(kw):
         assert len(m.rules_) <= 1
 
 
-def test_candidate_cuts_are_evenly_spaced_over_the_distinct_midpoints():
-    """50 distinct values -> 49 mid-points 0.5..48.5; 20 cuts at int(linspace(0, 48, 20))."""
+def test_candidate_cuts_are_quantile_midpoints_with_repeats_kept():
+    """Hand-computed cuts of the reference's scheme (module docstring of turs.encoding)."""
     from turs.encoding import candidate_cuts
 
-    x = np.repeat(np.arange(50.0), 3)[::-1]  # duplicates and order do not matter
-    want = np.array([0, 2, 5, 7, 10, 12, 15, 17, 20, 22, 25, 27, 30, 32, 35, 37, 40, 42, 45, 48]) + 0.5
-    np.testing.assert_array_equal(candidate_cuts(x, 20), want)
+    # 22 distinct values -> 21 mid-points 0.5..20.5; 20 cuts at int(i * 20 / 21), i = 1..20,
+    # i.e. positions 0..19: the last mid-point is dropped. Row order does not matter.
+    x = np.arange(22.0)[::-1]
+    np.testing.assert_array_equal(candidate_cuts(x, 20), np.arange(20) + 0.5)
+    # Ties: 6 rows at 1.0, then 2.0 and 3.0. Seven row mid-points (1+ five times, 1.5, 2.5);
+    # 2 cuts (3 distinct values) at positions int(linspace(0, 6, 4))[1:-1] = 2, 4: both fall in
+    # the run of 1.0, so both are "just above 1" and the split between 2 and 3 is not offered.
+    cuts = candidate_cuts(np.array([2.0, 1, 1, 1, 3, 1, 1, 1]), 20)
+    assert cuts.tolist() == [np.nextafter(1.0, np.inf)] * 2
+    assert (np.array([1.0]) < cuts[0]).all() and not (np.array([1.0 + 1e-9]) < cuts[0]).any()
     np.testing.assert_array_equal(candidate_cuts(np.array([3.0, 1.0, 2.0]), 20), [1.5, 2.5])
+    np.testing.assert_array_equal(candidate_cuts(np.array([5.0, 5.0, 7.0]), 20), [6.0])
     assert candidate_cuts(np.ones(5), 20).size == 0
+
+
+def test_a_cut_just_above_a_value_prints_as_less_or_equal():
+    from turs.rules import Condition
+
+    above_3 = np.nextafter(3.0, np.inf)
+    assert str(Condition("x", high=above_3)) == "x <= 3"
+    assert str(Condition("x", low=above_3)) == "x > 3"
+    assert str(Condition("x", low=1.25, high=above_3)) == "1.25 <= x <= 3"
+    assert str(Condition("x", low=above_3, high=5.5)) == "3 < x < 5.5"
+    assert str(Condition("x", low=2.5)) == "x >= 2.5"
+    assert Condition("x", high=above_3).mask(np.array([3.0, 3.1])).tolist() == [True, False]
 
 
 def _reference_fold(name, fold):
@@ -174,27 +194,35 @@ def _reference_fold(name, fold):
     return X.iloc[tr], yv[tr], float(ref.total_cl_bits.iloc[0])
 
 
-@pytest.mark.parametrize("name, fold", [("iris", 3), ("glass-2", 0), ("glass-2", 2), ("glass-2", 4), ("wdbc", 0)])
+THESIS_SEARCH_EXACT_FOLDS = [("iris", 3), ("glass-2", 0), ("glass-2", 2), ("wine", 2), ("heartcleveland", 0),
+                             ("diabetes", 4), ("wdbc", 0), ("ionosphere", 0), ("ionosphere", 1),
+                             ("ionosphere", 2), ("ionosphere", 4), ("thyroid", 1)]
+
+
+@pytest.mark.parametrize("name, fold", THESIS_SEARCH_EXACT_FOLDS)
 def test_reference_runs_mdl_reproduced_exactly_where_the_models_coincide(turs_data_dir, name, fold):
     """With the reference's model code, our search finds a model with exactly the reference
-    runs' total_cl_bits on these folds (the cut points, the data code, the regrets and the
+    runs' total_cl_bits on these 12 folds (the cut points, the data code, the regrets and the
     model code all agree); a different cut scheme or code breaks the equality."""
     X, y, ref_bits = _reference_fold(name, fold)
     model = TURSClassifier(model_encoding="turs2").fit(X, y)
     assert model.mdl_score_ == pytest.approx(ref_bits, abs=1e-6)
 
 
-TURS2_EXACT_FOLDS = ([("glass-2", f) for f in range(5)] + [("tic-tac-toe", f) for f in range(5)]
-                     + [("car", f) for f in (1, 2, 3, 4)] + [("iris", 3), ("wdbc", 0)])
+TURS2_EXACT_FOLDS = ([("iris", f) for f in range(5)] + [("glass-2", f) for f in range(5)]
+                     + [("tic-tac-toe", f) for f in range(5)] + [("car", f) for f in (1, 2, 3, 4)]
+                     + [("ionosphere", f) for f in (0, 1, 3, 4)] + [("wine", f) for f in (1, 2, 4)]
+                     + [("heartcleveland", f) for f in (0, 2, 4)] + [("diabetes", f) for f in (2, 3, 4)]
+                     + [("contracept", f) for f in (1, 3, 4)] + [("thyroid", 1), ("thyroid", 2)]
+                     + [("wdbc", 0), ("vowels", 0), ("chess", 4)])
 
 
 @pytest.mark.parametrize("name, fold", TURS2_EXACT_FOLDS)
 def test_turs2_search_reproduces_the_reference_runs_exactly(turs_data_dir, name, fold):
     """With the reference's model code *and* its beam bookkeeping (``search="turs2"``), the fit
-    ends at exactly the reference runs' total_cl_bits on these 16 folds (17 of the 85 of
-    ``make reference-check``, chess fold 4 being the other); with ``search="thesis"`` only 5
-    of them match. Any change in the local test's code, the buckets or the reduction order
-    breaks most of them."""
+    ends at exactly the reference runs' total_cl_bits on these 40 of the 85 folds of
+    ``make reference-check``; with ``search="thesis"`` 12 folds match. Any change in the cut
+    points, the local test's code, the buckets or the reduction order breaks many of them."""
     X, y, ref_bits = _reference_fold(name, fold)
     model = TURSClassifier(model_encoding="turs2", search="turs2").fit(X, y)
     assert model.mdl_score_ == pytest.approx(ref_bits, abs=1e-6)
@@ -230,8 +258,10 @@ def test_turs2_local_test_code_and_buckets():
 
 def test_turs2_reduction_keeps_generation_order_and_repeated_rules():
     """The turs2 reduction sorts the proposals as numpy's default sort does, keeps the best
-    of each of W clusters, and drops a winner only when an earlier one has the same cover from
-    a base of the same size."""
+    of each of W clusters, and drops a winner only when the first earlier winner of the same
+    coverage has the same cover *as a mask over its base*: the reference compares those
+    masks, so an equal cover from a base of another size stays, while an equal mask over
+    another base's rows is dropped even though the cover differs."""
     from turs.search import _reduce_turs2
 
     class _Cand:
@@ -240,19 +270,21 @@ def test_turs2_reduction_keeps_generation_order_and_repeated_rules():
             self.coverage = len(rows)
 
     class _Growths:
-        def __init__(self, base_cov, covers):
-            self.base = type("B", (), {"coverage": base_cov})()
+        def __init__(self, base_rows, covers):
+            self.base = type("B", (), {"rows": np.asarray(base_rows), "coverage": len(base_rows)})()
             self.covers = covers
 
         def materialize(self, i, data):
             return _Cand(self.covers[i])
 
-    a = _Growths(50, {0: [1, 2, 3], 1: range(10)})
-    b = _Growths(40, {0: [1, 2, 3]})  # the same cover as a's first, from another base
-    c = _Growths(50, {0: [1, 2, 3]})  # the same cover again, from a base of the same size
-    proposals = [(1.0, 3, None, a, 0), (5.0, 10, None, a, 1), (0.9, 3, None, b, 0), (0.8, 3, None, c, 0)]
-    beam = _reduce_turs2(proposals, 4, None)
-    assert [list(x.rows) for x in beam] == [[1, 2, 3], [1, 2, 3], list(range(10))]
+    a = _Growths(range(50), {0: [1, 2, 3], 1: range(10)})
+    b = _Growths(range(40), {0: [1, 2, 3]})  # the same cover, from a base of another size: kept
+    c = _Growths(range(50, 100), {0: [51, 52, 53]})  # another cover, the same mask as a's: dropped
+    e = _Growths([1, 2, 3] + list(range(60, 107)), {0: [1, 2, 3]})  # same cover, other mask: kept
+    proposals = [(1.0, 3, None, a, 0), (5.0, 10, None, a, 1), (0.9, 3, None, b, 0),
+                 (0.8, 3, None, c, 0), (0.7, 3, None, e, 0)]
+    beam = _reduce_turs2(proposals, 5, None)
+    assert [list(x.rows) for x in beam] == [[1, 2, 3], [1, 2, 3], [1, 2, 3], list(range(10))]
     assert len(_reduce_turs2(proposals, 1, None)) == 1 and _reduce_turs2([], 3, None) == []
 
 

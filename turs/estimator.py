@@ -54,8 +54,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     beam_width : int, default 10
         ``W``: the width of both beams and the number of patience buckets.
     n_cut_points : int, default 20
-        Candidate cut points per numeric column (mid-points between distinct values, at most
-        this many, evenly spaced over their sorted list).
+        Candidate cut points per numeric column: at most this many quantile mid-points
+        (:func:`turs.encoding.candidate_cuts`).
     use_patience : bool, default True
         Diverse patience (Eq. 3.23); False keeps the plain top-``W`` (ablation, Fig. 3.5).
     use_local_test : bool, default True

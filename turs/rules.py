@@ -56,10 +56,10 @@ class Condition:
             positive = self.low is not None  # x >= 0.5  <=>  x == 1
             return f"{self.source} {'=' if positive else '!='} {self.level}"
         if self.two_sided:
-            return f"{_fmt(self.low)} <= {self.column} < {_fmt(self.high)}"
+            return f"{_bound(self.low, '<=', '<')} {self.column} {_bound(self.high, '<', '<=')}"
         if self.low is not None:
-            return f"{self.column} >= {_fmt(self.low)}"
-        return f"{self.column} < {_fmt(self.high)}"
+            return f"{self.column} {_bound(self.low, '>=', '>')}"
+        return f"{self.column} {_bound(self.high, '<', '<=')}"
 
     def to_dict(self) -> dict:
         return {"column": self.column, "low": self.low, "high": self.high,
@@ -141,6 +141,18 @@ class ElseRule:
 
 def _fmt(v: float) -> str:
     return f"{v:.6g}"
+
+
+def _bound(cut: float, op: str, op_at_value: str) -> str:
+    """``op cut`` as printed; a cut just above a value ``v`` (``np.nextafter(v, inf)``, the cut
+    between two equal data values, :func:`turs.encoding.candidate_cuts`) prints as
+    ``op_at_value v``: ``x < 3.0000000000000004`` reads ``x <= 3``, ``x >= ...`` reads ``x > 3``."""
+    shown = float(_fmt(cut))
+    if shown < cut and np.nextafter(shown, np.inf) == cut:
+        text = f"{op_at_value} {_fmt(shown)}"
+    else:
+        text = f"{op} {_fmt(cut)}"
+    return text if op in ("<", ">=") else " ".join(reversed(text.split(" ", 1)))
 
 
 def _jsonable(v):

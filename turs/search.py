@@ -519,23 +519,23 @@ def _reduce_turs2(selected, width, data):
     """The beam from the proposals ``(score, coverage, _, growths, index)`` of all bases, in
     their order of generation, as the authors' implementation reduces them: sorted by coverage
     (numpy's default sort, so ties keep that implementation's order), split into ``width``
-    clusters, the best of each kept (first on ties). A winner is then dropped only if an
-    earlier winner with the same coverage has the same cover *and* a base of the same size
-    (that code compares covers as masks over the base, so a rule reached from two bases
-    usually stays twice)."""
+    clusters, the best of each kept (first on ties). A winner is then dropped only if the
+    first earlier winner with the same coverage has the same cover as a mask over its base
+    (that code compares those masks, so a rule reached from two bases usually stays twice)."""
     if not selected:
         return []
     order = np.argsort(np.array([t[1] for t in selected]))
-    beam, first_of = [], {}  # first_of: coverage -> (candidate, its base's coverage)
+    beam, first_of = [], {}  # first_of: coverage -> the first winner's cover as a mask over its base
     for cluster in np.array_split(order, width):
         if len(cluster) == 0:
             continue
         _, _, _, g, i = selected[cluster[int(np.argmax([selected[j][0] for j in cluster]))]]
         c = g.materialize(i, data)
+        mask = np.isin(g.base.rows, c.rows)
         same = first_of.get(c.coverage)
-        if same is not None and same[1] == g.base.coverage and np.array_equal(same[0].rows, c.rows):
+        if same is not None and np.array_equal(same, mask):
             continue
-        first_of.setdefault(c.coverage, (c, g.base.coverage))
+        first_of.setdefault(c.coverage, mask)
         beam.append(c)
     return beam
 
