@@ -75,11 +75,12 @@ experiments: $(STAMP)
 	$(PY) -m turs.bench run --profile $(PROFILE) --algorithms $(ALGORITHMS) --timeout $(BENCH_TIMEOUT) --probe-first --out $(RESULTS)
 	$(PY) -m turs.bench summarize --results $(RESULTS) --out $(RESULTS)/summary.csv
 # Our TURS against the authors' implementation's runs (../shared/anchors) on the 17 datasets
-# it finished: thesis code, its model code, and its model code + local-test fallback.
+# it finished: the defaults (its model code and bookkeeping), the thesis text, and the thesis
+# search with its model code.
 REFERENCE_DATASETS = iris,glass-2,glass,wine,heartcleveland,backnote,diabetes,tic-tac-toe,car,wdbc,ionosphere,contracept,vehicle,vowels,thyroid,mammography,chess
 reference-check: $(STAMP)
-	$(PY) -m turs.bench run --profile paper --algorithms turs,turs-turs2code,turs-reference --datasets $(REFERENCE_DATASETS) --timeout $(BENCH_TIMEOUT) --out results/reference
-	$(PY) tools/compare_reference.py --results results/reference --algorithms turs,turs-turs2code,turs-reference
+	$(PY) -m turs.bench run --profile paper --algorithms turs,turs-thesis,turs-turs2code --datasets $(REFERENCE_DATASETS) --timeout $(BENCH_TIMEOUT) --out results/reference
+	$(PY) tools/compare_reference.py --results results/reference --algorithms turs,turs-thesis,turs-turs2code
 compare: $(STAMP)
 	$(PY) -m turs.bench compare --results $(RESULTS) --out figures/turs_vs_thesis.csv
 

@@ -56,7 +56,7 @@ def _gap_data(seed=1, n=700):
 
 @pytest.fixture(scope="module")
 def gap():
-    X, y = _gap_data(seed=2, n=800)  # a sample whose fit has a training overlap as well
+    X, y = _gap_data(seed=1, n=800)  # a sample whose fit has a training overlap as well
     model = TURSClassifier().fit(X, y)
     g = np.linspace(0.0, 1.0, 21)
     uu, vv = np.meshgrid(g, g)
@@ -96,7 +96,8 @@ def test_sklearn_compatible(estimator, check):
 def test_default_parameters():
     assert TURSClassifier().get_params() == {
         "beam_width": 10, "n_cut_points": 20, "use_patience": True, "use_local_test": True,
-        "use_auxiliary_beam": True, "local_test_fallback": False, "search": "thesis", "score": "learning_speed", "k_stop": 5, "model_encoding": "thesis", "max_rules": None,
+        "use_auxiliary_beam": True, "local_test_fallback": False, "search": "turs2", "score": "learning_speed",
+        "k_stop": 5, "model_encoding": "turs2", "max_rules": None,
         "record_trace": False, "random_state": None, "verbose": 0,
     }
 

@@ -79,7 +79,7 @@ def test_hand_computed_score_of_one_rule():
     X = pd.DataFrame({"x": np.arange(1.0, 9.0), "z": [0, 1] * 4})
     y = np.array([0, 0, 0, 1, 1, 1, 1, 1])
     rule = [Condition("x", high=3.5)]
-    b = mdl_score([rule], X, y, n_cut_points=20)
+    b = mdl_score([rule], X, y, n_cut_points=20, model_encoding="thesis")
     # data: the rule is pure (0 bits); else = 5 instances of class 1 (0 bits)
     assert b.data_bits == pytest.approx(0.0, abs=1e-12)
     # regrets: R(3, 2) = 1 + 1 + 2/3 + 2/9 = 26/9 ; R(5, 2) by enumeration
@@ -90,6 +90,11 @@ def test_hand_computed_score_of_one_rule():
     assert b.rule_model_bits[0] == pytest.approx(rule_bits, abs=1e-12)
     assert b.model_bits == pytest.approx(math.log2(2.865064) + rule_bits, abs=1e-12)
     assert b.total == pytest.approx(b.data_bits + b.regret_bits + b.model_bits)
+    # the default code (the authors' implementation): L_univ(k = 1) literals, log2 C(2, 1)
+    # variables, log2 K_value for the cut and nothing for its form and operator
+    d = mdl_score([rule], X, y, n_cut_points=20)
+    assert d.rule_model_bits[0] == pytest.approx(math.log2(2.865064) + 1 + math.log2(7), abs=1e-12)
+    assert d.total == pytest.approx(b.total - 3 + math.log2(2.865064), abs=1e-12)
 
 
 def test_overlap_is_coded_with_the_union_distribution():

@@ -32,9 +32,10 @@ def _wine():
     return load_wine(return_X_y=True, as_frame=True)
 
 
-@pytest.mark.parametrize("make, model_encoding", [("blockade", "thesis"), ("wine", "thesis"),
-                                                   ("wine", "turs2"), ("car", "turs2")])
-def test_every_candidate_score_equals_the_public_score(make, model_encoding):
+@pytest.mark.parametrize("make, model_encoding, search", [
+    ("blockade", "thesis", "thesis"), ("wine", "thesis", "thesis"), ("wine", "turs2", "thesis"),
+    ("car", "turs2", "thesis"), ("blockade", "turs2", "turs2"), ("wine", "turs2", "turs2"), ("car", "turs2", "turs2")])
+def test_every_candidate_score_equals_the_public_score(make, model_encoding, search):
     """For each candidate in the trace, L(D, M + S) from the kernels == mdl_score(M + S)."""
     if make == "blockade":  # seed 7: three rules, 59 rows covered by two of them
         X, y = make_overlap_blockade_data(n=600, seed=7)
@@ -42,7 +43,7 @@ def test_every_candidate_score_equals_the_public_score(make, model_encoding):
         X, y = _car_like()
     else:
         X, y = _wine()
-    model = TURSClassifier(record_trace=True, beam_width=5, model_encoding=model_encoding).fit(X, y)
+    model = TURSClassifier(record_trace=True, beam_width=5, model_encoding=model_encoding, search=search).fit(X, y)
     assert len(model.rules_) >= 2
     rng = np.random.default_rng(0)
     checked = 0
@@ -205,7 +206,7 @@ def test_reference_runs_mdl_reproduced_exactly_where_the_models_coincide(turs_da
     runs' total_cl_bits on these 12 folds (the cut points, the data code, the regrets and the
     model code all agree); a different cut scheme or code breaks the equality."""
     X, y, ref_bits = _reference_fold(name, fold)
-    model = TURSClassifier(model_encoding="turs2").fit(X, y)
+    model = TURSClassifier(model_encoding="turs2", search="thesis").fit(X, y)
     assert model.mdl_score_ == pytest.approx(ref_bits, abs=1e-6)
 
 

@@ -264,7 +264,7 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary, model_encodin
 
 
 def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: FeatureEncoder | None = None,
-              model_encoding: str = "thesis") -> MDLBreakdown:
+              model_encoding: str = "turs2") -> MDLBreakdown:
     """The MDL-based score ``L(D, M)`` of Eq. 3.20 of any rule set on any data, in bits.
 
     Parameters
@@ -277,8 +277,9 @@ def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: Fea
     classes : the label set ``Y`` (default: the labels present in ``y``); ``|Y|`` enters
         every regret.
     encoder : a fitted :class:`~turs.encoding.FeatureEncoder` (default: fitted on ``X``).
-    model_encoding : ``"thesis"`` (Eq. 3.13-3.17 as written) or ``"turs2"`` (the model code of
-        the authors' implementation: see :func:`literal_value_op_bits`).
+    model_encoding : ``"turs2"`` (the default of :class:`~turs.TURSClassifier`: the model code
+        of the authors' implementation, see :func:`literal_value_op_bits`) or ``"thesis"``
+        (Eq. 3.13-3.17 as written).
 
     Returns
     -------

@@ -1,9 +1,11 @@
 """Registry of the benchmark's algorithms: a name -> an :class:`~turs.bench.adapters.Adapter` factory.
 
-Built in: ``turs`` (the thesis settings: beam width 10, 20 cut points), the ablations
-``turs-nopatience``, ``turs-nolocaltest``, ``turs-noaux``, ``turs-turs2code`` (the model code of
-the authors' implementation), ``turs-turs2`` (that code and its local-test fallback),
-``turs-reference`` (that code and its beam bookkeeping, ``search="turs2"``) and ``cart``. Other modules add
+Built in: ``turs`` (the estimator's defaults: the thesis settings, beam width 10 and 20 cut
+points, with the model code and beam bookkeeping of the authors' implementation), the ablations
+``turs-nopatience``, ``turs-nolocaltest``, ``turs-noaux``, ``turs-thesis`` (the thesis text:
+``model_encoding="thesis", search="thesis"``), ``turs-turs2code`` (the thesis search with the
+authors' model code), ``turs-turs2`` (that and their local-test fallback), ``turs-reference``
+(the same as ``turs``, kept for older records) and ``cart``. Other modules add
 algorithms with :func:`register_algorithm`; the competitor adapters in ``turs.competitors`` are
 imported the first time the registry is read, if that package exists::
 
@@ -186,18 +188,22 @@ def missing_requirements(algo: Algorithm) -> list[str]:
     return missing
 
 
-register_algorithm("turs", TURSAdapter, description="TURS, thesis settings (beam width 10, 20 cut points)")
+register_algorithm("turs", TURSAdapter,
+                   description="TURS, thesis settings (beam width 10, 20 cut points), coded and searched as the "
+                               "authors' implementation that produced the thesis' tables (the estimator's defaults)")
 register_algorithm("turs-nopatience", TURSAdapter, params={"use_patience": False},
                    description="TURS without diverse patience (ablation, Fig. 3.5)")
 register_algorithm("turs-nolocaltest", TURSAdapter, params={"use_local_test": False},
                    description="TURS without the MDL local test (ablation, Table 3.6)")
 register_algorithm("turs-noaux", TURSAdapter, params={"use_auxiliary_beam": False},
                    description="TURS without the auxiliary beam")
-register_algorithm("turs-turs2code", TURSAdapter, params={"model_encoding": "turs2"},
-                   description="TURS with the model code of the authors' implementation (compare with its runs)")
-register_algorithm("turs-turs2", TURSAdapter, params={"model_encoding": "turs2", "local_test_fallback": True},
-                   description="TURS as the authors' implementation runs: its model code and its local-test fallback")
+register_algorithm("turs-thesis", TURSAdapter, params={"model_encoding": "thesis", "search": "thesis"},
+                   description="TURS as the thesis text writes it: Eq. 3.13-3.17 model code, Algorithm 4 bookkeeping")
+register_algorithm("turs-turs2code", TURSAdapter, params={"model_encoding": "turs2", "search": "thesis"},
+                   description="the thesis text's search with the model code of the authors' implementation")
+register_algorithm("turs-turs2", TURSAdapter,
+                   params={"model_encoding": "turs2", "search": "thesis", "local_test_fallback": True},
+                   description="the thesis text's search with the authors' model code and local-test fallback")
 register_algorithm("turs-reference", TURSAdapter, params={"model_encoding": "turs2", "search": "turs2"},
-                   description="TURS as the authors' implementation ran for the thesis: its model code and its "
-                               "beam bookkeeping (reproduces its reference runs)")
+                   description="the same as turs (the defaults), named explicitly; kept for older records")
 register_algorithm("cart", CARTAdapter, description="scikit-learn DecisionTreeClassifier, defaults")
