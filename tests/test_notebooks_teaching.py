@@ -130,7 +130,7 @@ def test_tutorial_totals_match_independent_computations(tutorial):
     tiny = pd.DataFrame({"x1": np.arange(12.0), "x2": [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8.0],
                          "x3": [2, 7, 1, 8, 2, 8, 1, 8, 2, 8, 4, 5.0]})
     y_tiny = np.array([0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0])
-    bd = mdl_score([[Condition("x1", low=5.5), Condition("x2", high=5.5)]], tiny, y_tiny)
+    bd = mdl_score([[Condition("x1", low=5.5), Condition("x2", high=5.5)]], tiny, y_tiny, model_encoding="thesis")
     assert steps["total"] == pytest.approx(bd.total, abs=1e-9)
     # hand values: log2 3 + log2 3 + (2 + log2 11) + (2 + log2 6). x2's quantile cuts are
     # 1.5, 2.5, 3+, 4.5, 5+, 5+, 5.5 ("v+": just above v); the 6 rows with x1 >= 5.5 have

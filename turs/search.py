@@ -320,16 +320,24 @@ def _local_test_split_code(data: SearchData, k: int, search: str):
     ``S``) plus ``L_univ(k + 1) - L_univ(k)`` for the longer rule.
     """
     if search == "turs2":
-        bits = np.log2(np.maximum(data.n_bins - 1, 1).astype(float)) + 1.0
+        bits = getattr(data, "_turs2_split_bits", None)
+        if bits is None:
+            bits = np.log2(np.maximum(data.n_bins - 1, 1).astype(float)) + 1.0
+            data._turs2_split_bits = bits
         return bits, universal_integer_code(k + 1) - universal_integer_code(k)
     return np.zeros(0), 0.0
+
+
+_BUCKET_EDGES: dict = {}  # width -> the reference's bucket edges, linspace(0, 1, W + 1)[1:]
 
 
 def _turs2_buckets(g: "Growths", base: Candidate, width: int) -> None:
     """Patience buckets as the authors' implementation forms them: ``(w/W, (w+1)/W]`` (the
     thesis: ``[(w-1)/W, w/W)``), and which growths split the base's uncovered part ``S \\ M``
     into two non-empty parts (that code skips a cut otherwise, for both beams)."""
-    edges = np.linspace(0, 1, width + 1)[1:]
+    edges = _BUCKET_EDGES.get(width)
+    if edges is None:
+        edges = _BUCKET_EDGES.setdefault(width, np.linspace(0, 1, width + 1)[1:])
     g.bucket = np.searchsorted(edges, g.cov / base.coverage).astype(np.int64)
     n_unc = base.coverage_uncovered
     if n_unc > 0:
@@ -525,19 +533,25 @@ def _reduce_turs2(selected, width, data):
     if not selected:
         return []
     order = np.argsort(np.array([t[1] for t in selected]))
-    beam, first_of = [], {}  # first_of: coverage -> the first winner's cover as a mask over its base
+    beam, first_of = [], {}  # first_of: coverage -> (the first winner, its base's rows)
     for cluster in np.array_split(order, width):
         if len(cluster) == 0:
             continue
         _, _, _, g, i = selected[cluster[int(np.argmax([selected[j][0] for j in cluster]))]]
         c = g.materialize(i, data)
-        mask = np.isin(g.base.rows, c.rows)
         same = first_of.get(c.coverage)
-        if same is not None and np.array_equal(same, mask):
+        if same is not None and _same_mask(same[0].rows, same[1], c.rows, g.base.rows):
             continue
-        first_of.setdefault(c.coverage, mask)
+        first_of.setdefault(c.coverage, (c, g.base.rows))
         beam.append(c)
     return beam
+
+
+def _same_mask(rows_a, base_a, rows_b, base_b) -> bool:
+    """Whether two covers are the same mask over their bases (sorted row indices, each cover
+    a subset of its base): bases of one size and covers at the same positions in them."""
+    return len(base_a) == len(base_b) and np.array_equal(np.searchsorted(base_a, rows_a),
+                                                         np.searchsorted(base_b, rows_b))
 
 
 def _reduce(selected, width, use_patience):
