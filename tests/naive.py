@@ -46,10 +46,8 @@ def rows_in_interval(bins_col, rows, a, e):
 
 
 def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
-                     l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute, model_score=None):
-    """Eq. 3.20-3.25 per candidate with plain numpy (twin of _score_candidates); ``r`` and ``R``
-    use ``model_score`` (default ``model``), ``L(D, M + S')`` uses ``model``."""
-    model_score = model if model_score is None else model_score
+                     l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute):
+    """Eq. 3.20-3.25 per candidate with plain numpy (twin of _score_candidates)."""
     def nll(e, m):
         e = np.asarray(e, float)
         m = np.asarray(m, float)
@@ -61,14 +59,13 @@ def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_
         cov, cov_unc = int(counts[i].sum()), int(counts_unc[i].sum())
         else_after = else_counts - counts_unc[i]
         common = (nll_covered + nll(else_after, else_after) + regret_rules + lr[int(else_after.sum())]
-                  + model_next)
-        data_i = delta[i] + nll(counts_unc[i], counts[i]) + lr[cov]
-        t = common + model[i] + data_i
+                  + model_next + model[i])
+        t = common + delta[i] + nll(counts_unc[i], counts[i]) + lr[cov]
         r = R = -np.inf
         if cov_unc > 0 and np.isfinite(model[i]):
-            ta = common + model_score[i] + nll(counts_unc[i], counts_unc[i]) + lr[cov_unc]
+            ta = common + nll(counts_unc[i], counts_unc[i]) + lr[cov_unc]
             den = 1 if absolute else cov_unc
-            r, R = (total_m - (common + model_score[i] + data_i)) / den, (total_m - ta) / den
+            r, R = (total_m - t) / den, (total_m - ta) / den
         nb, nbu = int(base_counts.sum()), int(base_counts_unc.sum())
         rest, rest_u = base_counts - counts[i], base_counts_unc - counts_unc[i]
         local = (nll(base_counts, base_counts) + lr[nb]
@@ -113,7 +110,7 @@ def best_per_bucket(score, bucket, eligible, n_buckets):
 def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                    lits, base_vo, base_k_values, header_new, header_old, turs2, log2_d, base_counts,
                    base_counts_unc, else_counts, lr, nll_covered, regret_rules, model_next, total_m,
-                   absolute, W, refinement_model_bits, split=(np.zeros(0), 0.0), stale=False):
+                   absolute, W, refinement_model_bits, split=(np.zeros(0), 0.0)):
     """Twin of _finish_growths with numpy and score_candidates above; refinements come from
     ``refinement_model_bits`` (the kernel, checked against the public code length elsewhere)."""
     d = len(n_bins)
@@ -133,25 +130,11 @@ def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bi
         model[ri] = np.where(ok, m_ref, np.inf)
         value_op[ri] = vo_ref
         later_k[ri], later_vo[ri] = nk, nvo
-    model_score = model.copy()
-    if stale:  # the authors' search scores a refinement of a literal before the last as follows
-        for i in ri:
-            p = int(np.flatnonzero(lits[:, 0] == feat[i])[0])
-            if p == len(lits) - 1 or not np.isfinite(model[i]):
-                continue
-            f, had_lo, had_hi = feat[i], lits[p, 1] > 0, lits[p, 2] < n_bins[feat[i]]
-            if new_lo[idx][i] > 0 and not had_lo:  # ">=" added to "<": no data for later literals
-                model_score[i] = header_old + np.sum(base_vo[:p]) + value_op[i] + 1e8 * (len(lits) - 1 - p)
-            elif new_hi[idx][i] < n_bins[f] and not had_hi:  # "<" added to ">=": later K unchanged
-                model_score[i] = header_old + np.sum(np.delete(base_vo, p)) + value_op[i]
-            else:  # the same side again: the base's code
-                model_score[i] = header_old + np.sum(base_vo)
     l_split = log2_d + np.where(binary[feat], 0.0, lk[feat])
     if len(split[0]):  # the authors' L_split: bits per column and a constant
         l_split = log2_d + split[0][feat] + split[1]
     scores = score_candidates(counts[idx], counts_unc[idx], delta[idx], model, base_counts, base_counts_unc,
-                              else_counts, l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute,
-                              model_score)
+                              else_counts, l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute)
     cov, cov_unc = counts[idx].sum(axis=1), counts_unc[idx].sum(axis=1)
     bucket = np.minimum(W * cov // max(base_counts.sum(), 1), W - 1)
     nbu = base_counts_unc.sum()

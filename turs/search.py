@@ -300,7 +300,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64),
         base.counts_uncovered.astype(np.int64), state.else_counts.astype(np.int64), data.log2_regret,
         state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
-        beam_width, *_local_test_split_code(data, k, search), search == "turs2")
+        beam_width, *_local_test_split_code(data, k, search))
     if feat.size == 0:
         return None
     if not has_ref:

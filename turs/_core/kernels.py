@@ -395,16 +395,13 @@ def _nll(counts_eval, counts_model):
 @njit(cache=NUMBA_CACHE)
 def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
                       l_split, log2_regret, nll_covered, regret_rules, model_next, total_m,
-                      absolute, model_score):
+                      absolute):
     r"""Eq. 3.20-3.25 for every candidate: ``L(D, M + S')``, ``r``, ``R`` and the local tests.
 
     ``L(D, M + S')``: the instances M covers keep their groups except those the candidate
     joins (``delta``), the candidate codes the instances it adds with its own distribution,
     the else-rule shrinks; regrets and ``L(M)`` follow. ``R`` uses ``M + (S' \\ M)``.
     Local tests: Eq. 3.22 on the candidate's base, Eq. 3.25 on its uncovered part.
-    ``model_score``: the model code length the scores ``r`` and ``R`` use (``model`` itself, or
-    what the authors' search charges a refined literal, see ``_finish_growths``);
-    ``L(D, M + S')`` always uses ``model``.
     """
     m, C = counts.shape
     total_after = np.empty(m)
@@ -432,12 +429,11 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
         for c in range(C):
             else_n += else_after[c]
         nll_else = _nll(else_after, else_after)
-        common = nll_covered + nll_else + regret_rules + log2_regret[else_n] + model_next
-        data_i = delta[i] + _nll(counts_unc[i], counts[i]) + log2_regret[cov]
-        total_after[i] = common + model[i] + data_i
-        t = common + model_score[i] + data_i
+        common = nll_covered + nll_else + regret_rules + log2_regret[else_n] + model_next + model[i]
+        t = common + delta[i] + _nll(counts_unc[i], counts[i]) + log2_regret[cov]
+        total_after[i] = t
         if cov_unc > 0 and model[i] < np.inf:
-            t_aux = common + model_score[i] + _nll(counts_unc[i], counts_unc[i]) + log2_regret[cov_unc]
+            t_aux = common + _nll(counts_unc[i], counts_unc[i]) + log2_regret[cov_unc]
             if absolute:
                 r[i] = total_m - t
                 R[i] = total_m - t_aux
@@ -558,8 +554,7 @@ def _local_neighbours(nbr_ptr, nbr_idx, present, n_groups):
 def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                     lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
                     base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra,
-                    stale_refinements=False):
+                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
@@ -637,31 +632,9 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
             for q in range(k):
                 later_k[i, q] = nk[j, q]
                 later_vo[i, q] = nvo[j, q]
-    model_score = model
-    if stale_refinements and n_ref > 0:
-        model_score = model.copy()
-        for i in range(m):
-            p = lit_of[feat[i]]
-            if p < 0 or p == k - 1 or not np.isfinite(model[i]):
-                continue
-            f = feat[i]
-            had_lo = lits[p, 1] > 0
-            had_hi = lits[p, 2] < n_bins[f]
-            if lo[i] > 0 and not had_lo:
-                # a lower bound joins an upper one: later literals see no data (1e8 bits each)
-                before = 0.0
-                for q in range(p):
-                    before += base_vo[q]
-                model_score[i] = header_old + before + value_op[i] + 1e8 * (k - 1 - p)
-            elif hi[i] < n_bins[f] and not had_hi:
-                # an upper bound joins a lower one: later literals keep the base's K_values
-                model_score[i] = header_old + base_vo_sum - base_vo[p] + value_op[i]
-            else:
-                # the same side again: the base's model code
-                model_score[i] = header_old + base_vo_sum
     total_after, r, R, local, aux_local = _score_candidates(
         cts, cts_unc, dl, model, base_counts, base_counts_unc, else_counts, l_split, log2_regret,
-        nll_covered, regret_rules, model_next, total_m, absolute, model_score)
+        nll_covered, regret_rules, model_next, total_m, absolute)
     cov = np.zeros(m, dtype=np.int64)
     cov_unc = np.zeros(m, dtype=np.int64)
     for i in range(m):
