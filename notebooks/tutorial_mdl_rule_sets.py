@@ -169,11 +169,20 @@ for part, formula, bits in steps:
     print(f"{part:<32} {bits:8.4f}   {formula}")
 
 # %% [markdown]
-# The same numbers from `turs.mdl_score`:
+# The same numbers from `turs.mdl_score` with the model code as the thesis writes it
+# (`model_encoding="thesis"`, Eq. 3.13-3.17). `TURSClassifier` and `mdl_score` code the model, by
+# default, as the authors' implementation did in the experiments behind the thesis' tables
+# (`model_encoding="turs2"`): `L_univ(k)` instead of `log2 K_col` for the number of literals, and
+# no bits for a literal's form and operator. For this rule that is
+# `log2 K_col - L_univ(2) + 2 x 2` bits less.
 
 # %%
-bd = mdl_score([RULE], tiny, y_tiny)
+bd = mdl_score([RULE], tiny, y_tiny, model_encoding="thesis")
 print(bd)
+bd_default = mdl_score([RULE], tiny, y_tiny)
+print(f"default (authors' implementation) model code of the rule: {bd_default.rule_model_bits[0]:.4f} bits")
+assert close(bd.rule_model_bits[0] - bd_default.rule_model_bits[0],
+             math.log2(K_col) - universal_integer_code(2) + 4)
 assert close(bd.rule_model_bits[0], L_S)
 assert close(bd.model_bits, L_univ + L_S)
 assert close(bd.data_bits, data)
