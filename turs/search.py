@@ -482,11 +482,13 @@ def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, desc
             _turs2_buckets(g, base, W)
             lt = _main_beam_eligible(g, base, state, settings, g.splits_uncovered)
             chosen = _select(g.r, g.bucket, lt, W, settings.use_patience)
-            main_sel.extend((g.r[i], g.cov[i], None, g, i) for i in sorted(chosen, key=lambda i: g.bucket[i]))
+            chosen = chosen[np.argsort(g.bucket[chosen], kind="stable")]  # in bucket order, as generated
+            main_sel.extend((g.r[i], g.cov[i], None, g, i) for i in chosen.tolist())
             if settings.use_auxiliary_beam:
                 alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
                 chosen = _select(g.R, g.aux_bucket, alt & g.splits_uncovered, W, settings.use_patience)
-                aux_sel.extend((g.R[i], g.cov_unc[i], None, g, i) for i in sorted(chosen, key=lambda i: g.aux_bucket[i]))
+                chosen = chosen[np.argsort(g.aux_bucket[chosen], kind="stable")]
+                aux_sel.extend((g.R[i], g.cov_unc[i], None, g, i) for i in chosen.tolist())
         beam = _reduce_turs2(main_sel, W, data)
         aux_beam = _reduce_turs2(aux_sel, W, data)
         if not beam and not aux_beam:

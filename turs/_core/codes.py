@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 RISSANEN_C0 = 2.865064
 """Normalising constant of Rissanen's universal prior on the positive integers."""
@@ -16,6 +17,12 @@ def universal_integer_code(k: int) -> float:
     authors' code) adds ``log2 c0 = 1.5186`` bits, which is what we do
     (see ``docs/spec-notes.md``). ``L(0) = 0``: the empty rule set encodes no rule count.
     """
+    return _universal_integer_code(int(k))
+
+
+@lru_cache(maxsize=4096)
+def _universal_integer_code(k: int) -> float:
+    """:func:`universal_integer_code`, cached (the search asks for the same few integers)."""
     k = int(k)
     if k < 0:
         raise ValueError(f"The universal integer code is defined for k >= 0. Got {k}.")
