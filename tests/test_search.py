@@ -173,6 +173,9 @@ def test_a_cut_just_above_a_value_prints_as_less_or_equal():
     assert str(Condition("x", low=1.25, high=above_3)) == "1.25 <= x <= 3"
     assert str(Condition("x", low=above_3, high=5.5)) == "3 < x < 5.5"
     assert str(Condition("x", low=2.5)) == "x >= 2.5"
+    assert str(Condition("x", high=np.nextafter(0.0, np.inf))) == "x <= 0"
+    assert str(Condition("x", high=np.nextafter(1.6, np.inf))) == "x <= 1.6"
+    assert str(Condition("x", high=(1.6 + 1.7) / 2)) == "x < 1.65"
     assert Condition("x", high=above_3).mask(np.array([3.0, 3.1])).tolist() == [True, False]
 
 

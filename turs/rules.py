@@ -147,11 +147,9 @@ def _bound(cut: float, op: str, op_at_value: str) -> str:
     """``op cut`` as printed; a cut just above a value ``v`` (``np.nextafter(v, inf)``, the cut
     between two equal data values, :func:`turs.encoding.candidate_cuts`) prints as
     ``op_at_value v``: ``x < 3.0000000000000004`` reads ``x <= 3``, ``x >= ...`` reads ``x > 3``."""
-    shown = float(_fmt(cut))
-    if shown < cut and np.nextafter(shown, np.inf) == cut:
-        text = f"{op_at_value} {_fmt(shown)}"
-    else:
-        text = f"{op} {_fmt(cut)}"
+    below = float(np.nextafter(cut, -np.inf))
+    just_above = below == 0.0 or (float(f"{below:.12g}") == below and float(f"{cut:.12g}") != cut)
+    text = f"{op_at_value} {_fmt(below)}" if just_above else f"{op} {_fmt(cut)}"
     return text if op in ("<", ">=") else " ".join(reversed(text.split(" ", 1)))
 
 
