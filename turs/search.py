@@ -489,8 +489,9 @@ def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, desc
                 chosen = _select(g.R, g.aux_bucket, alt & g.splits_uncovered, W, settings.use_patience)
                 chosen = chosen[np.argsort(g.aux_bucket[chosen], kind="stable")]
                 aux_sel.extend((g.R[i], g.cov_unc[i], None, g, i) for i in chosen.tolist())
-        beam = _reduce_turs2(main_sel, W, data)
-        aux_beam = _reduce_turs2(aux_sel, W, data)
+        made: dict = {}  # (growths, index) -> Candidate: a growth in both beams is built once
+        beam = _reduce_turs2(main_sel, W, data, made)
+        aux_beam = _reduce_turs2(aux_sel, W, data, made)
         if not beam and not aux_beam:
             break
         best_r = max((c.r for c in beam), default=-np.inf)
@@ -525,22 +526,28 @@ def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, desc
     return pool[int(np.argmax([c.r for c in pool]))], iterations
 
 
-def _reduce_turs2(selected, width, data):
+def _reduce_turs2(selected, width, data, made=None):
     """The beam from the proposals ``(score, coverage, _, growths, index)`` of all bases, in
     their order of generation, as the authors' implementation reduces them: sorted by coverage
     (numpy's default sort, so ties keep that implementation's order), split into ``width``
     clusters, the best of each kept (first on ties). A winner is then dropped only if the
     first earlier winner with the same coverage has the same cover as a mask over its base
-    (that code compares those masks, so a rule reached from two bases usually stays twice)."""
+    (that code compares those masks, so a rule reached from two bases usually stays twice).
+    ``made``: candidates already built this iteration, shared by the two beams' reductions."""
     if not selected:
         return []
     order = np.argsort(np.array([t[1] for t in selected]))
+    scores = np.array([t[0] for t in selected], dtype=float)
     beam, first_of = [], {}  # first_of: coverage -> (the first winner, its base's rows)
     for cluster in np.array_split(order, width):
         if len(cluster) == 0:
             continue
-        _, _, _, g, i = selected[cluster[int(np.argmax([selected[j][0] for j in cluster]))]]
-        c = g.materialize(i, data)
+        _, _, _, g, i = selected[cluster[int(np.argmax(scores[cluster]))]]
+        c = made.get((id(g), i)) if made is not None else None
+        if c is None:
+            c = g.materialize(i, data)
+            if made is not None:
+                made[id(g), i] = c
         same = first_of.get(c.coverage)
         if same is not None and _same_mask(same[0].rows, same[1], c.rows, g.base.rows):
             continue
