@@ -236,11 +236,11 @@ def test_turs2_local_test_code_and_buckets():
     """The authors' local test charges log2 K_col + log2 |cuts of X| + 1 + L(k+1) - L(k); its
     patience buckets are right-closed, (w/W, (w+1)/W], and a growth must split S minus M."""
     from turs._core.codes import universal_integer_code as L
-    from turs.search import _local_test_split_code, _turs2_buckets
+    from turs.search import SearchData, _local_test_split_code, _turs2_buckets
 
-    class _Data:
-        n_bins = np.array([21, 2, 6])  # 20 cuts, a binary column, 5 cuts
-
+    n_bins = np.array([21, 2, 6])  # 20 cuts, a binary column, 5 cuts
+    _Data = SearchData(np.zeros((3, 4), dtype=np.uint8), np.array([0, 1, 0, 1]), n_bins,
+                       n_bins == 2, 2, "turs2")
     bits, extra = _local_test_split_code(_Data, 2, "turs2")
     np.testing.assert_allclose(bits, [np.log2(20) + 1, 1.0, np.log2(5) + 1])
     assert extra == pytest.approx(L(3) - L(2))

@@ -69,7 +69,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     search : {"turs2", "thesis"}, default "turs2"
         How the beam search keeps its books: ``"turs2"`` follows the authors' implementation,
         which produced the thesis' tables (its local-test code, patience-bucket boundaries,
-        beam reduction, stopping rule and the scores of refined literals; see
+        beam reduction and stopping rule; see
         ``docs/spec-notes.md``); ``"thesis"`` follows Algorithm 4 and Section 3.5 as written.
         With the default ``model_encoding="turs2"`` the fit reproduces that implementation's
         reference runs (``make reference-check``: the exact MDL score on 40 of 85 folds) and

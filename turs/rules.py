@@ -56,10 +56,12 @@ class Condition:
             positive = self.low is not None  # x >= 0.5  <=>  x == 1
             return f"{self.source} {'=' if positive else '!='} {self.level}"
         if self.two_sided:
-            return f"{_bound(self.low, '<=', '<')} {self.column} {_bound(self.high, '<', '<=')}"
+            lo_op, lo = _bound(self.low, "<=", "<")
+            hi_op, hi = _bound(self.high, "<", "<=")
+            return f"{lo} {lo_op} {self.column} {hi_op} {hi}"
         if self.low is not None:
-            return f"{self.column} {_bound(self.low, '>=', '>')}"
-        return f"{self.column} {_bound(self.high, '<', '<=')}"
+            return "{} {} {}".format(self.column, *_bound(self.low, ">=", ">"))
+        return "{} {} {}".format(self.column, *_bound(self.high, "<", "<="))
 
     def to_dict(self) -> dict:
         return {"column": self.column, "low": self.low, "high": self.high,
@@ -143,14 +145,13 @@ def _fmt(v: float) -> str:
     return f"{v:.6g}"
 
 
-def _bound(cut: float, op: str, op_at_value: str) -> str:
-    """``op cut`` as printed; a cut just above a value ``v`` (``np.nextafter(v, inf)``, the cut
-    between two equal data values, :func:`turs.encoding.candidate_cuts`) prints as
-    ``op_at_value v``: ``x < 3.0000000000000004`` reads ``x <= 3``, ``x >= ...`` reads ``x > 3``."""
+def _bound(cut: float, op: str, op_at_value: str) -> tuple[str, str]:
+    """``(operator, value)`` of a bound as printed: ``(op, cut)``, or ``(op_at_value, v)`` for a
+    cut just above a value ``v`` (``np.nextafter(v, inf)``, the cut between two equal data
+    values, :func:`turs.encoding.candidate_cuts`): ``x < 3.0000000000000004`` reads ``x <= 3``."""
     below = float(np.nextafter(cut, -np.inf))
     just_above = below == 0.0 or (float(f"{below:.12g}") == below and float(f"{cut:.12g}") != cut)
-    text = f"{op_at_value} {_fmt(below)}" if just_above else f"{op} {_fmt(cut)}"
-    return text if op in ("<", ">=") else " ".join(reversed(text.split(" ", 1)))
+    return (op_at_value, _fmt(below)) if just_above else (op, _fmt(cut))
 
 
 def _jsonable(v):

@@ -49,6 +49,8 @@ class SearchData:
         self.d, self.n = self.bins.shape
         self.log2_regret = log2_regret_table(self.n, self.n_classes)
         self.log2_d = math.log2(self.d)
+        # the local test's bits per column in the authors' code: log2 |cuts of X| + 1 (side)
+        self.turs2_split_bits = np.log2(np.maximum(self.n_bins - 1, 1).astype(float)) + 1.0
         self.all_rows = np.arange(self.n, dtype=np.int64)
         # rows sorted by bin, per feature: the rows in a bin interval are one slice
         self.rows_by_bin = np.argsort(self.bins, axis=1, kind="stable").astype(np.int64)
@@ -320,11 +322,7 @@ def _local_test_split_code(data: SearchData, k: int, search: str):
     ``S``) plus ``L_univ(k + 1) - L_univ(k)`` for the longer rule.
     """
     if search == "turs2":
-        bits = getattr(data, "_turs2_split_bits", None)
-        if bits is None:
-            bits = np.log2(np.maximum(data.n_bins - 1, 1).astype(float)) + 1.0
-            data._turs2_split_bits = bits
-        return bits, universal_integer_code(k + 1) - universal_integer_code(k)
+        return data.turs2_split_bits, universal_integer_code(k + 1) - universal_integer_code(k)
     return np.zeros(0), 0.0
 
 
@@ -536,6 +534,7 @@ def _reduce_turs2(selected, width, data, made=None):
     ``made``: candidates already built this iteration, shared by the two beams' reductions."""
     if not selected:
         return []
+    made = {} if made is None else made
     order = np.argsort(np.array([t[1] for t in selected]))
     scores = np.array([t[0] for t in selected], dtype=float)
     beam, first_of = [], {}  # first_of: coverage -> (the first winner, its base's rows)
@@ -543,11 +542,9 @@ def _reduce_turs2(selected, width, data, made=None):
         if len(cluster) == 0:
             continue
         _, _, _, g, i = selected[cluster[int(np.argmax(scores[cluster]))]]
-        c = made.get((id(g), i)) if made is not None else None
+        c = made.get((id(g), i))
         if c is None:
-            c = g.materialize(i, data)
-            if made is not None:
-                made[id(g), i] = c
+            c = made[id(g), i] = g.materialize(i, data)
         same = first_of.get(c.coverage)
         if same is not None and _same_mask(same[0].rows, same[1], c.rows, g.base.rows):
             continue

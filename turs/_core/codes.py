@@ -23,7 +23,6 @@ def universal_integer_code(k: int) -> float:
 @lru_cache(maxsize=4096)
 def _universal_integer_code(k: int) -> float:
     """:func:`universal_integer_code`, cached (the search asks for the same few integers)."""
-    k = int(k)
     if k < 0:
         raise ValueError(f"The universal integer code is defined for k >= 0. Got {k}.")
     if k == 0:
