@@ -92,11 +92,15 @@ def local_subsets(sub_ptr, sub_idx, sub_sign, present):
     return ptr, inv, sub_sign[pos], len(uniq)
 
 
-def local_neighbours(nbr_ptr, nbr_idx, present):
-    """Twin of _local_neighbours: each present group's neighbours that are present, renumbered."""
+def local_neighbours(nbr_ptr, nbr_idx, nbr_w, present):
+    """Twin of _local_neighbours: each present group's pairs that are present, renumbered,
+    with their weights."""
     where = {int(g): p for p, g in enumerate(present)}
-    lists = [[where[int(j)] for j in nbr_idx[nbr_ptr[g]:nbr_ptr[g + 1]] if int(j) in where] for g in present]
-    return np.concatenate([[0], np.cumsum([len(x) for x in lists])]), np.array(sum(lists, []), dtype=int)
+    lists = [[(where[int(j)], nbr_w[s]) for s, j in enumerate(nbr_idx[nbr_ptr[g]:nbr_ptr[g + 1]], nbr_ptr[g])
+              if int(j) in where] for g in present]
+    flat = sum(lists, [])
+    return (np.concatenate([[0], np.cumsum([len(x) for x in lists])]), np.array([j for j, _ in flat], dtype=int),
+            np.array([w for _, w in flat], dtype=float))
 
 
 def best_per_bucket(score, bucket, eligible, n_buckets):

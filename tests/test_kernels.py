@@ -22,26 +22,39 @@ def _problem(seed, n=120, d=4, C=3, K=3):
     return rng, bins, y, rows, lo, hi, n_bins, C, covers
 
 
-@pytest.mark.parametrize("use_ie", [True, False])
-@pytest.mark.parametrize("seed", range(8))
-def test_grow_candidates_equals_naive(seed, use_ie):
-    from turs.search import group_subsets
+def _union_lists(masks, mode):
+    """The subset and pair lists of the groups ``masks`` for one ``turs.search.UNION_COUNTS``
+    mode, built as the search builds them (``union_subsets``, ``union_pairs``)."""
+    import turs.search as search
 
+    old = search.UNION_COUNTS
+    search.UNION_COUNTS = mode
+    try:
+        ptr, idx, sign, n_sub = search.union_subsets(masks)
+        m = masks.astype(np.float32)
+        nbr_ptr, nbr_idx, nbr_w = search.union_pairs(m @ m.T, ptr is not None)
+    finally:
+        search.UNION_COUNTS = old
+    if ptr is None:
+        ptr, idx, sign, n_sub = np.zeros(len(masks) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+    return nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub
+
+
+UNION_MODES = ["rules", "neighbours", "subsets"]
+
+
+@pytest.mark.parametrize("mode", UNION_MODES)
+@pytest.mark.parametrize("seed", range(8))
+def test_grow_candidates_equals_naive(seed, mode):
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, K=3 + seed % 4)
     group, masks = overlap_groups(covers)
     present = np.unique(group[rows][group[rows] >= 0])
     gl = np.where(group[rows] >= 0, np.searchsorted(present, group[rows]), -1).astype(np.int64)
-    m = masks[present].astype(np.int64)
-    shares = (m @ m.T) > 0  # groups whose rules intersect
-    nbr_ptr = np.concatenate([[0], np.cumsum(shares.sum(axis=1))]).astype(np.int64)
-    nbr_idx = np.nonzero(shares)[1].astype(np.int64)
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present],
                      dtype=float).reshape(len(present), C)
-    ptr, idx, sign, n_sub = group_subsets(masks[present])
-    if not use_ie:
-        ptr, idx, sign, n_sub = np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+    nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, union, ptr, idx, sign, n_sub, use_ie)
+        bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub)
     want = naive.grow_candidates(bins, y, rows, lo, hi, n_bins, C, covers)
     S = len(valid) // bins.shape[0]
     got = {}
@@ -153,7 +166,6 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     """The prange variant gives the serial results, and has its own numba cache entry
     (same-named variants share one, and the parallel one then silently runs serial code)."""
     from turs._core.kernels import _grow_candidates_parallel, _grow_candidates_serial
-    from turs.search import group_subsets
 
     assert _grow_candidates_parallel.py_func.__qualname__ != _grow_candidates_serial.py_func.__qualname__
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(3, n=2000, d=6, K=5)
@@ -161,13 +173,9 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     present = np.unique(group[rows][group[rows] >= 0])
     gl = np.where(group[rows] >= 0, np.searchsorted(present, group[rows]), -1).astype(np.int64)
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present], dtype=float)
-    ptr, idx, sign, n_sub = group_subsets(masks[present])
-    m = masks[present].astype(np.int64)
-    shares = (m @ m.T) > 0
-    nbr_ptr = np.concatenate([[0], np.cumsum(shares.sum(axis=1))]).astype(np.int64)
-    nbr_idx = np.nonzero(shares)[1].astype(np.int64)
-    for use_ie in (True, False):
-        args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, union, ptr, idx, sign, n_sub, use_ie)
+    for mode in UNION_MODES:
+        nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
+        args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub)
         for a, b in zip(_grow_candidates_serial(*args), _grow_candidates_parallel(*args)):
             np.testing.assert_array_equal(a, b)
 
@@ -205,8 +213,9 @@ def test_group_bookkeeping_kernels_equal_naive(seed):
     share = share | share.T | np.eye(G, dtype=bool)
     nbr_ptr = np.concatenate([[0], np.cumsum(share.sum(axis=1))]).astype(np.int64)
     nbr_idx = np.nonzero(share)[1].astype(np.int64)
-    for a, b in zip(_local_neighbours(nbr_ptr, nbr_idx, present, G),
-                    naive.local_neighbours(nbr_ptr, nbr_idx, present)):
+    nbr_w = rng.integers(-3, 2, len(nbr_idx)).astype(float)
+    for a, b in zip(_local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, G),
+                    naive.local_neighbours(nbr_ptr, nbr_idx, nbr_w, present)):
         np.testing.assert_array_equal(a, b)
 
 
@@ -247,7 +256,7 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
     rows = np.flatnonzero(np.all([(bins[j] >= a) & (bins[j] < b) for j, a, b in lits], axis=0)).astype(np.int64)
     gl = -np.ones(len(rows), dtype=np.int64)
     out = _grow_candidates(bins, y, rows, lo, hi, n_bins, C, gl, np.zeros(1, np.int64), np.zeros(0, np.int64),
-                           np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0, True)
+                           np.zeros(0), np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = out
     delta = rng.normal(size=len(delta))  # any data-cost change: only carried through
     base_vo = np.array([3.0, 2.5])

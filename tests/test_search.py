@@ -38,7 +38,7 @@ def _wine():
 def test_every_candidate_score_equals_the_public_score(make, model_encoding, search):
     """For each candidate in the trace, L(D, M + S) from the kernels == mdl_score(M + S)."""
     if make == "blockade":  # seed 7: three rules, 59 rows covered by two of them
-        X, y = make_overlap_blockade_data(n=600, seed=7)
+        X, y = make_overlap_blockade_data(n=600, seed=3)
     elif make == "car":  # one-hot columns only: binary literals
         X, y = _car_like()
     else:
@@ -64,29 +64,35 @@ def test_every_candidate_score_equals_the_public_score(make, model_encoding, sea
 
 
 @pytest.mark.parametrize("seed", [3, 7])
-def test_neighbour_union_counts_give_the_same_search_as_inclusion_exclusion(monkeypatch, seed):
-    """The kernel counts a candidate inside each group's union by neighbour lists (default) or
-    by inclusion-exclusion; either path, or groups too large for subsets, gives the same search."""
+def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
+    """The kernel counts a candidate inside each group's union by single rules corrected by
+    pairs (default), by the groups sharing a rule, or by inclusion-exclusion; every path, and
+    groups too large for subsets, gives the same search."""
     import turs.search as search
 
     X, y = make_overlap_blockade_data(n=800, seed=seed)
     fits = {}
     # (path, largest group enumerated): 0 makes every group too large for subsets
-    for path, max_rules in (("neighbours", 12), ("subsets", 12), ("subsets", 0)):
+    for path, max_rules in (("rules", 12), ("neighbours", 12), ("subsets", 12), ("subsets", 0)):
         monkeypatch.setattr(search, "UNION_COUNTS", path)
         monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", max_rules)
         fits[path, max_rules] = TURSClassifier(beam_width=5).fit(X, y)
-    a = fits["neighbours", 12]
+    a = fits["rules", 12]
     assert len(a.rules_) >= 2
     for b in fits.values():
         assert [str(r) for r in a.rules_] == [str(r) for r in b.rules_]
         assert a.mdl_score_ == pytest.approx(b.mdl_score_, rel=1e-12)
 
 
-def test_local_neighbour_lists_are_the_restricted_global_ones():
+@pytest.mark.parametrize("mode", ["rules", "neighbours"])
+def test_local_pair_lists_are_the_restricted_global_ones(monkeypatch, mode):
+    """Pairs of present groups, with weight 1 for every shared rule (``"neighbours"``) or
+    ``-(s - 1)`` for ``s >= 2`` shared rules (``"rules"``)."""
+    import turs.search as search
     from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set, local_neighbours
 
-    X, y = make_overlap_blockade_data(n=600, seed=2)
+    monkeypatch.setattr(search, "UNION_COUNTS", mode)
+    X, y = make_overlap_blockade_data(n=600, seed=3)
     model = TURSClassifier(beam_width=5).fit(X, y)
     enc = model.encoder_
     data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64),
@@ -96,12 +102,18 @@ def test_local_neighbour_lists_are_the_restricted_global_ones():
     G = len(st.group_masks)
     assert G >= 2
     m = st.group_masks.astype(int)
-    shares = (m @ m.T) > 0
-    present = np.arange(G)[::2]
-    ptr, idx = local_neighbours(st, present)
+    shared = m @ m.T
+    present = np.arange(G)[1:]  # all but the first group
+    ptr, idx, w = local_neighbours(st, present)
     for i, J in enumerate(present):
-        want = [k for k, g in enumerate(present) if shares[J, g]]
-        assert sorted(idx[ptr[i]:ptr[i + 1]].tolist()) == want
+        got = sorted(zip(idx[ptr[i]:ptr[i + 1]].tolist(), w[ptr[i]:ptr[i + 1]].tolist()))
+        if mode == "neighbours":
+            want = [(k, 1.0) for k, g in enumerate(present) if shared[J, g] > 0]
+        else:
+            want = [(k, float(1 - shared[J, g])) for k, g in enumerate(present) if shared[J, g] >= 2]
+        assert got == want
+    if mode == "rules":
+        assert (w < 0).any()  # some present group lies in two rules or more
 
 
 def test_search_is_deterministic():

@@ -130,18 +130,10 @@ class RuleSetState:
         group_counts = np.bincount(self.group_of[in_group] * C + data.y[in_group],
                                    minlength=G * C).reshape(G, C).astype(float)
         m = self.group_masks.astype(np.float32)
-        shares = (m @ m.T) > 0
-        self.union_counts = shares.astype(float) @ group_counts
-        if UNION_COUNTS == "subsets":
-            self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = group_subsets(self.group_masks)
-        else:
-            self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = None, None, None, 0
-        self.use_ie = self.sub_ptr is not None
-        if G:
-            self.nbr_ptr = np.concatenate([[0], np.cumsum(shares.sum(axis=1))]).astype(np.int64)
-            self.nbr_idx = np.nonzero(shares)[1].astype(np.int64)
-        else:
-            self.nbr_ptr, self.nbr_idx = np.zeros(G + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+        n_shared = m @ m.T  # rules shared by two groups (small integers: exact in float32)
+        self.union_counts = (n_shared > 0).astype(float) @ group_counts
+        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks)
+        self.nbr_ptr, self.nbr_idx, self.nbr_w = union_pairs(n_shared, self.sub_ptr is not None)
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
         self.else_n = int(self.else_counts.sum())
@@ -164,6 +156,55 @@ class RuleSetState:
 MAX_RULES_FOR_SUBSETS = MAX_SUBSET_RULES
 """Groups covered by more rules than this use the pairwise union counts (see the kernel)."""
 
+UNION_COUNTS = "rules"
+"""How the growth kernel counts a candidate inside the union of each overlap group's rules
+(``_grow_candidates``); all give the same counts (``tests/test_search.py``):
+
+- ``"rules"`` (default): the counts in each of g's rules, minus ``s - 1`` times the counts in
+  each group sharing ``s >= 2`` rules with g;
+- ``"neighbours"``: the sum of the counts in the groups sharing a rule with g;
+- ``"subsets"``: inclusion-exclusion over the subsets of g's rules (when no group has more
+  than ``MAX_RULES_FOR_SUBSETS`` rules, else ``"neighbours"``).
+
+Work per bin: ``"neighbours"`` adds each present group to every group it shares a rule with,
+``"rules"`` only to those it shares two or more with (waveform fold 0, 31 rules, 808 groups:
+77 315 of 210 000 pairs), plus one pass over the groups' rules. Fold-0 fits, quiet 2-core
+machine, 2026-11-22, ``"rules"`` vs ``"neighbours"``: waveform 12.3 vs 12.6 s, magic 19.8 vs
+22.2, drybeans 17.9 vs 18.7, pendigits 5.2 vs 5.0 (few groups: the pass over the rules costs
+more than it saves). ``"subsets"`` was slower than ``"neighbours"`` on every dataset we timed
+(fold 0, 2026-11-22, 2 other jobs running): car 0.141 vs 0.136 s, chess 0.282 vs 0.265,
+pendigits 5.93 vs 5.06, drybeans 11.4 vs 10.6, magic 34.1 vs 19.5."""
+
+
+def union_subsets(masks: np.ndarray):
+    """The rule-subset lists of each overlap group for ``UNION_COUNTS`` (``(ptr, idx, sign,
+    n_subsets)``, or Nones when the mode uses none): its single rules (``"rules"``), or every
+    non-empty subset with the inclusion-exclusion sign (``"subsets"``, :func:`group_subsets`)."""
+    if UNION_COUNTS == "rules":
+        G, K = masks.shape
+        ptr = np.concatenate([[0], np.cumsum(masks.sum(axis=1))]).astype(np.int64)
+        idx = np.nonzero(masks)[1].astype(np.int64)
+        return ptr, idx, np.ones(len(idx)), K
+    if UNION_COUNTS == "subsets":
+        return group_subsets(masks)
+    return None, None, None, 0
+
+
+def union_pairs(n_shared: np.ndarray, have_subsets: bool):
+    """The weighted pair lists of each overlap group for ``UNION_COUNTS`` (CSR ``ptr, idx, w``):
+    the groups sharing ``s >= 2`` rules with weight ``-(s - 1)`` (``"rules"``), none (subsets),
+    or every group sharing a rule, weight 1 (``"neighbours"``, or subsets unavailable)."""
+    G = n_shared.shape[0]
+    if UNION_COUNTS == "rules":
+        pairs, weight = n_shared >= 2, 1.0 - n_shared
+    elif have_subsets:
+        pairs, weight = np.zeros((G, G), dtype=bool), n_shared
+    else:
+        pairs, weight = n_shared > 0, np.ones_like(n_shared)
+    ptr = np.concatenate([[0], np.cumsum(pairs.sum(axis=1))]).astype(np.int64)
+    rows, cols = np.nonzero(pairs)
+    return ptr, cols.astype(np.int64), weight[rows, cols].astype(float)
+
 
 def group_subsets(masks: np.ndarray):
     """CSR lists of the non-empty subsets of each overlap group's rules, with signs.
@@ -182,16 +223,16 @@ def group_subsets(masks: np.ndarray):
 
 
 def local_neighbours(state: "RuleSetState", present: np.ndarray):
-    """The neighbour lists (groups sharing a rule) of the groups ``present`` in a base rule,
-    restricted to those groups and renumbered locally (CSR ``ptr, idx``)."""
+    """The weighted pair lists of the groups ``present`` in a base rule, restricted to those
+    groups and renumbered locally (CSR ``ptr, idx, w``)."""
     if len(present) == 0:
-        return np.zeros(1, np.int64), np.zeros(0, np.int64)
-    return _local_neighbours(state.nbr_ptr, state.nbr_idx, present, len(state.group_masks))
+        return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return _local_neighbours(state.nbr_ptr, state.nbr_idx, state.nbr_w, present, len(state.group_masks))
 
 
 def local_subsets(state: "RuleSetState", present: np.ndarray):
-    """The subset lists of the groups ``present`` in a base rule, renumbered locally."""
-    if not state.use_ie or len(present) == 0:
+    """The subset lists of the groups ``present``, renumbered locally."""
+    if state.sub_ptr is None or len(present) == 0:
         return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
     return _local_subsets(state.sub_ptr, state.sub_idx, state.sub_sign, present, state.n_sub)
 
@@ -256,19 +297,6 @@ class Growths:
         )
 
 
-UNION_COUNTS = "neighbours"
-"""How the growth kernel counts a candidate inside the union of each overlap group's rules:
-``"neighbours"`` (sums over the groups sharing a rule) or ``"subsets"`` (inclusion-exclusion
-over rule subsets, for groups of at most ``MAX_RULES_FOR_SUBSETS`` rules). Both give the same
-counts (``tests/test_search.py``). Neighbour lists were as fast or faster on every dataset we
-timed (fold 0, 2026-11-22, 2 other jobs running): car 0.136 vs 0.141 s, chess 0.265 vs 0.282,
-pendigits 5.06 vs 5.93, drybeans 10.6 vs 11.4, magic 19.5 vs 34.1."""
-
-
-def _use_inclusion_exclusion(state, present) -> bool:
-    return UNION_COUNTS == "subsets" and state.use_ie and len(present) > 0
-
-
 def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str,
                   search: str = "thesis") -> Growths | None:
     """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15)."""
@@ -276,17 +304,12 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     d = data.d
     present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
     union = state.union_counts[present]
-    use_ie = _use_inclusion_exclusion(state, present)
-    if use_ie:
-        sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
-        nbr_ptr, nbr_idx = np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64)
-    else:
-        sub_ptr, sub_idx, sub_sign, n_sub = np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
-        nbr_ptr, nbr_idx = local_neighbours(state, present)
+    sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
+    nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
     lo, hi = base.intervals(data)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, union,
-        sub_ptr, sub_idx, sub_sign, n_sub, use_ie)
+        data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
+        union, sub_ptr, sub_idx, sub_sign, n_sub)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)

@@ -20,25 +20,29 @@ from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 
 
 @njit(cache=NUMBA_CACHE)
-def _scatter_bin_counts(cum_g, b, ptr, idx, out):
-    """Add the class counts of every group J in bin ``b`` (from its cumulative histogram
-    ``cum_g[J]``) to the rows ``out[idx[ptr[J]:ptr[J + 1]]]``: the rule subsets of J
-    (inclusion-exclusion) or the groups J shares a rule with (neighbour lists)."""
+def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
+    """Add ``weight[s] *`` the class counts of every group J in bin ``b`` (from its cumulative
+    histogram ``cum_g[J]``) to the rows ``out[idx[s]]``, ``s`` in ``ptr[J]:ptr[J + 1]``: the
+    rule subsets of J (inclusion-exclusion) or the groups J shares rules with (pair lists).
+    ``v``: a (C,) work buffer."""
     G, _, C = cum_g.shape
     for J in range(G):
         nj = 0
         for c in range(C):
-            nj += cum_g[J, b + 1, c] - cum_g[J, b, c]
+            x = cum_g[J, b + 1, c] - cum_g[J, b, c]
+            v[c] = x
+            nj += x
         if nj == 0:
             continue
         for s2 in range(ptr[J], ptr[J + 1]):
             t = idx[s2]
+            w = weight[s2]
             for c in range(C):
-                out[t, c] += cum_g[J, b + 1, c] - cum_g[J, b, c]
+                out[t, c] += w * v[c]
 
 
-def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, union_counts,
-                          sub_ptr, sub_idx, sub_sign, n_sub, use_ie):
+def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
+                          union_counts, sub_ptr, sub_idx, sub_sign, n_sub):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7).
 
     Parameters (plain arrays)
@@ -49,14 +53,18 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     lo, hi : (d,) int64       the base rule's bin interval per feature
     n_bins : (d,) int64       number of bins per feature
     group_local : (m,) int64  overlap group of each row of ``rows`` (-1: not covered by M)
-    nbr_ptr, nbr_idx : CSR lists, per group J, of the groups g whose rules intersect J's
-                              (J included) (only read when ``use_ie`` is False)
+    nbr_ptr, nbr_idx, nbr_w : CSR lists, per group J, of groups g with a weight ``w``
     union_counts : (G, C) float  class counts of the union of the covers of group g's rules
-    sub_ptr, sub_idx, sub_sign : CSR lists, per group, of the non-empty subsets ``T`` of its
-        rules (indices ``< n_sub``) with the inclusion-exclusion sign ``(-1)^(|T|+1)``
-    use_ie : count ``|S' \ union of g's rules|`` by inclusion-exclusion over those subsets
-        (``sum over groups of 2^|rules|`` per bin) instead of by adding each group's counts to
-        its neighbours (``sum over present groups of |neighbours|`` per bin)
+    sub_ptr, sub_idx, sub_sign : CSR lists, per group, of rule subsets ``T`` (indices ``< n_sub``)
+        with a sign
+
+    The counts of a candidate ``S'`` inside the union of group g's rules (per bin, cumulated) are
+    ``sum over g's subsets T of sign * |S' in every rule of T| + sum over groups J listing g of
+    w * |S' in J|``. The caller chooses the lists (``turs.search.UNION_COUNTS``), e.g.
+    inclusion-exclusion (all subsets of g's rules, sign ``(-1)^(|T|+1)``, no pairs); pairs only
+    (no subsets; J lists every group it shares a rule with, ``w = 1``); or single rules
+    (each rule of g, sign 1) corrected by the pairs that share ``s >= 2`` rules,
+    ``w = -(s - 1)``: a row of J is counted ``s`` times by the single rules and once in the union.
 
     Candidate slot ``f * S + 2 * (t - 1) + side`` (``S = 2 * (max n_bins - 1)``) holds the
     literal on feature ``f`` that keeps bins ``[lo_f, t)`` (side 0) or ``[t, hi_f)`` (side 1).
@@ -98,6 +106,8 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
             if union_counts[g, c] > 0:
                 log_p_old[g, c] = math.log2(union_counts[g, c] / union_tot[g])
 
+    sub_ones = np.ones(sub_idx.shape[0])
+    has_pairs = nbr_idx.shape[0] > 0
     for f in prange(d):
         nb = n_bins[f]
         l = lo[f]
@@ -108,6 +118,8 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
         cum_all = np.zeros((nb + 1, C), dtype=np.int64)
         cum_unc = np.zeros((nb + 1, C), dtype=np.int64)
         cum_g = np.zeros((G, nb + 1, C), dtype=np.int64)
+        g_first = np.full(G, nb, dtype=np.int64)  # first and last bin with a row of the group
+        g_last = np.full(G, -1, dtype=np.int64)
         for i in range(m):
             r = rows[i]
             b = bins[f, r]
@@ -118,6 +130,10 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                 cum_unc[b + 1, cls] += 1
             else:
                 cum_g[g, b + 1, cls] += 1
+                if b < g_first[g]:
+                    g_first[g] = b
+                if b > g_last[g]:
+                    g_last[g] = b
         bmin = nb
         bmax = -1
         for b in range(nb):
@@ -138,35 +154,33 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
         if bmax < 0:
             continue
         k_split[f] = bmax - bmin
-        n_g = np.zeros((G, C))
+        n_gc = np.zeros(C)
         add = np.zeros(C)
         # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
-        # rules, by inclusion-exclusion over rule subsets (superset sums per bin)
+        # rules (subset sums and weighted pair sums per bin, see above)
         cum_union = np.zeros((G, nb + 1, C))
-        if use_ie and G > 0:
+        if G > 0:
             sc = np.zeros((n_sub, C))
-            for b in range(nb):
-                for t2 in range(n_sub):
-                    for c in range(C):
-                        sc[t2, c] = 0.0
-                if b >= bmin and b <= bmax:
-                    _scatter_bin_counts(cum_g, b, sub_ptr, sub_idx, sc)
-                for g in range(G):
-                    for c in range(C):
-                        v = 0.0
-                        if b >= bmin and b <= bmax:
-                            for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
-                                v += sub_sign[s2] * sc[sub_idx[s2], c]
-                        cum_union[g, b + 1, c] = cum_union[g, b, c] + v
-        elif G > 0:
-            # the union of g's rules holds exactly the rows of the groups J that share a rule
-            # with g (nbr lists): add each group's counts in bin b to its neighbours
+            vbuf = np.empty(C)
             for b in range(nb):
                 for g in range(G):
                     for c in range(C):
                         cum_union[g, b + 1, c] = cum_union[g, b, c]
-                if b >= bmin and b <= bmax:
-                    _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, cum_union[:, b + 1, :])
+                if b < bmin or b > bmax:
+                    continue
+                if n_sub > 0:
+                    for t2 in range(n_sub):
+                        for c in range(C):
+                            sc[t2, c] = 0.0
+                    _scatter_bin_counts(cum_g, b, sub_ptr, sub_idx, sub_ones, sc, vbuf)
+                    for g in range(G):
+                        for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
+                            t2 = sub_idx[s2]
+                            w = sub_sign[s2]
+                            for c in range(C):
+                                cum_union[g, b + 1, c] += w * sc[t2, c]
+                if has_pairs:
+                    _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, nbr_w, cum_union[:, b + 1, :], vbuf)
         for t in range(l + 1, h):
             for side in range(2):
                 if side == 0:
@@ -193,26 +207,25 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                 new_hi[slot] = e
                 if G == 0:
                     continue
-                for g in range(G):
-                    for c in range(C):
-                        n_g[g, c] = cum_g[g, e, c] - cum_g[g, a, c]
                 delta = 0.0
                 for g in range(G):
+                    if e <= g_first[g] or a > g_last[g]:
+                        continue  # no row of group g in bins [a, e)
                     ng_tot = 0.0
                     for c in range(C):
-                        ng_tot += n_g[g, c]
+                        n_gc[c] = cum_g[g, e, c] - cum_g[g, a, c]
+                        ng_tot += n_gc[c]
                     if ng_tot == 0.0:
                         continue
                     # counts of the candidate outside the union of group g's rules
-                    for c in range(C):
-                        add[c] = counts[slot, c] - (cum_union[g, e, c] - cum_union[g, a, c])
                     add_tot = 0.0
                     for c in range(C):
+                        add[c] = counts[slot, c] - (cum_union[g, e, c] - cum_union[g, a, c])
                         add_tot += add[c]
                     for c in range(C):
-                        if n_g[g, c] > 0:
+                        if n_gc[c] > 0:
                             p_new = (union_counts[g, c] + add[c]) / (union_tot[g] + add_tot)
-                            delta += n_g[g, c] * (log_p_old[g, c] - math.log2(p_new))
+                            delta += n_gc[c] * (log_p_old[g, c] - math.log2(p_new))
                 delta_nll[slot] = delta
     return valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split
 
@@ -234,22 +247,26 @@ _grow_candidates_serial = njit(cache=NUMBA_CACHE)(_variant(_grow_candidates_impl
 _grow_candidates_parallel = njit(cache=NUMBA_CACHE, parallel=True)(
     _variant(_grow_candidates_impl, "_grow_candidates_parallel"))
 
-PARALLEL_MIN_WORK = 10_000_000
-"""Rows x features x (1 + groups) below which the serial kernel is used: waking a thread team
-(passive OpenMP wait, see ``turs._config``) costs more than it saves on small covers. Measured
-fold-0 fits (quiet 2-core machine, 2026-11-22; threshold 2M -> 10M -> never parallel): chess
-0.456 -> 0.405 -> 0.406 s, mammography 0.301 -> 0.303 -> 0.322 s, vehicle 0.278 -> 0.276 ->
-0.258 s, pendigits 4.57 -> 4.64 -> 4.54 s, waveform 12.2 -> 13.6 -> 14.7 s."""
+PARALLEL_MIN_WORK = 20_000_000
+"""Rows x cut points inside the base's intervals x (1 + groups) below which the serial kernel
+is used: waking a thread team (passive OpenMP wait, see ``turs._config``) costs more than it
+saves on small covers, and the two threads of this machine share little (1.4x at best, on the
+largest calls). Measured on every 10th (waveform, 684 calls) or 2nd kernel call of fold-0 fits,
+replayed serial and parallel (quiet 2-core machine, 2026-11-22), kernel seconds: waveform
+serial 1.229, former rule (rows x features x (1 + groups) >= 1e7) 1.035, this rule 0.889;
+pendigits 1.364, 1.363, 1.299; chess, mammography and vehicle the same under all three
+(0.105, 0.026, 0.052): their calls stay serial."""
 
 
-def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, union_counts,
-                     sub_ptr, sub_idx, sub_sign, n_sub, use_ie):
+def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
+                     sub_ptr, sub_idx, sub_sign, n_sub):
     """Dispatch to the serial or the ``prange`` kernel by the size of the work (see impl)."""
-    work = rows.shape[0] * bins.shape[0] * (1 + union_counts.shape[0])
+    cuts = int(np.maximum(hi - lo - 1, 0).sum())  # the base's cut points inside its intervals
+    work = rows.shape[0] * cuts * (1 + union_counts.shape[0])
     kernel = (_grow_candidates_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK
               else _grow_candidates_serial)
-    return kernel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, union_counts,
-                  sub_ptr, sub_idx, sub_sign, n_sub, use_ie)
+    return kernel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
+                  sub_ptr, sub_idx, sub_sign, n_sub)
 
 
 _grow_candidates.__doc__ = _grow_candidates_impl.__doc__
@@ -523,9 +540,9 @@ def _local_subsets(sub_ptr, sub_idx, sub_sign, present, n_sub):
 
 
 @njit(cache=NUMBA_CACHE)
-def _local_neighbours(nbr_ptr, nbr_idx, present, n_groups):
-    """The neighbour lists of the groups ``present``, restricted to those groups and
-    renumbered locally (CSR ``ptr, idx``; order kept)."""
+def _local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, n_groups):
+    """The pair lists (with their weights) of the groups ``present``, restricted to those
+    groups and renumbered locally (CSR ``ptr, idx, w``; order kept)."""
     P = present.shape[0]
     local = np.full(n_groups, -1, dtype=np.int64)
     for p in range(P):
@@ -539,6 +556,7 @@ def _local_neighbours(nbr_ptr, nbr_idx, present, n_groups):
                 k += 1
         ptr[p + 1] = ptr[p] + k
     idx = np.empty(ptr[P], dtype=np.int64)
+    w = np.empty(ptr[P])
     k = 0
     for p in range(P):
         g = present[p]
@@ -546,8 +564,9 @@ def _local_neighbours(nbr_ptr, nbr_idx, present, n_groups):
             j = local[nbr_idx[s]]
             if j >= 0:
                 idx[k] = j
+                w[k] = nbr_w[s]
                 k += 1
-    return ptr, idx
+    return ptr, idx, w
 
 
 @njit(cache=NUMBA_CACHE)
