@@ -69,7 +69,7 @@ def blockade_explorer(blockade):
     return SearchExplorer(model, X, y)
 
 
-def many_boxes(n=5000, g=8, seed=0):
+def many_boxes(n=5000, g=8, seed=1):
     """An 8 x 8 grid of cells with P(Y=1) in {0.02, 0.5, 0.98}: many small boxes, 30 rules."""
     rng = np.random.default_rng(seed)
     X = rng.uniform(0, g, size=(n, 2))

@@ -49,8 +49,10 @@ class SearchData:
         self.d, self.n = self.bins.shape
         self.log2_regret = log2_regret_table(self.n, self.n_classes)
         self.log2_d = math.log2(self.d)
-        # the local test's bits per column in the authors' code: log2 |cuts of X| + 1 (side)
-        self.turs2_split_bits = np.log2(np.maximum(self.n_bins - 1, 1).astype(float)) + 1.0
+        # the local test's bits per column in the authors' code: log2 |cuts of X| + 2 (the side
+        # of the cut, one cut or two), and 1 bit for a column with a single cut point
+        n_cuts = np.maximum(self.n_bins - 1, 1).astype(float)
+        self.turs2_split_bits = np.where(n_cuts > 1, np.log2(n_cuts) + 2.0, 1.0)
         self.all_rows = np.arange(self.n, dtype=np.int64)
         # rows sorted by bin, per feature: the rows in a bin interval are one slice
         self.rows_by_bin = np.argsort(self.bins, axis=1, kind="stable").astype(np.int64)
@@ -340,9 +342,10 @@ def _local_test_split_code(data: SearchData, k: int, search: str):
     """``L_split`` of the local test, as the kernel takes it: per-column bits and a constant.
 
     ``"thesis"`` (empty array): ``log2 K_col + log2 K_value(S, X)`` (Eq. 3.22). ``"turs2"``: what
-    the authors' implementation charges, ``log2 K_col + log2 |cuts of X| + 1`` (one bit for the
-    side of the cut; ``|cuts of X|`` is the column's whole candidate set, not the ones that split
-    ``S``) plus ``L_univ(k + 1) - L_univ(k)`` for the longer rule.
+    the authors' implementation charges, ``log2 K_col + log2 |cuts of X| + 2`` (one bit for the
+    side of the cut, one for one cut or two; ``|cuts of X|`` is the column's whole candidate set,
+    not the ones that split ``S``; a column with a single cut point pays 1 bit in all) plus
+    ``L_univ(k + 1) - L_univ(k)`` for the longer rule.
     """
     if search == "turs2":
         return data.turs2_split_bits, universal_integer_code(k + 1) - universal_integer_code(k)
