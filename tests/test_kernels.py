@@ -23,24 +23,25 @@ def _problem(seed, n=120, d=4, C=3, K=3):
 
 
 def _union_lists(masks, mode):
-    """The subset and pair lists of the groups ``masks`` for one ``turs.search.UNION_COUNTS``
-    mode, built as the search builds them (``union_subsets``, ``union_pairs``)."""
-    import turs.search as search
+    """The subset and pair lists of the groups ``masks`` for one union-count mode, built as the
+    search builds them (``union_subsets``, ``union_pairs``)."""
+    from turs.search import union_pairs, union_subsets
 
-    old = search.UNION_COUNTS
-    search.UNION_COUNTS = mode
-    try:
-        ptr, idx, sign, n_sub = search.union_subsets(masks)
-        m = masks.astype(np.float32)
-        nbr_ptr, nbr_idx, nbr_w = search.union_pairs(m @ m.T, ptr is not None)
-    finally:
-        search.UNION_COUNTS = old
+    ptr, idx, sign, n_sub = union_subsets(masks, mode)
+    m = masks.astype(np.float32)
+    nbr_ptr, nbr_idx, nbr_w = union_pairs(m @ m.T, ptr is not None, mode)
     if ptr is None:
         ptr, idx, sign, n_sub = np.zeros(len(masks) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
     return nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub
 
 
 UNION_MODES = ["rules", "neighbours", "subsets"]
+
+
+def _log2_table(n):
+    """log2 of the counts 0..n, as the search passes it (``SearchData.log2_int``)."""
+    with np.errstate(divide="ignore"):
+        return np.log2(np.arange(n + 1, dtype=float))
 
 
 @pytest.mark.parametrize("mode", UNION_MODES)
@@ -54,7 +55,7 @@ def test_grow_candidates_equals_naive(seed, mode):
                      dtype=float).reshape(len(present), C)
     nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub)
+        bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub, _log2_table(len(y)))
     want = naive.grow_candidates(bins, y, rows, lo, hi, n_bins, C, covers)
     S = len(valid) // bins.shape[0]
     got = {}
@@ -96,7 +97,7 @@ def test_score_candidates_equals_naive(seed, absolute):
     l_split = rng.uniform(1, 6, m)
     lr = log2_regret_table(1000, C)
     got = _score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
-                            l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute)
+                            l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, _log2_table(1000))
     want = naive.score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
                                   l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute)
     for i, (t, r, R, loc, aux) in enumerate(want):
@@ -175,7 +176,8 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present], dtype=float)
     for mode in UNION_MODES:
         nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
-        args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub)
+        args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub,
+                _log2_table(len(y)))
         for a, b in zip(_grow_candidates_serial(*args), _grow_candidates_parallel(*args)):
             np.testing.assert_array_equal(a, b)
 
@@ -256,7 +258,8 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
     rows = np.flatnonzero(np.all([(bins[j] >= a) & (bins[j] < b) for j, a, b in lits], axis=0)).astype(np.int64)
     gl = -np.ones(len(rows), dtype=np.int64)
     out = _grow_candidates(bins, y, rows, lo, hi, n_bins, C, gl, np.zeros(1, np.int64), np.zeros(0, np.int64),
-                           np.zeros(0), np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0)
+                           np.zeros(0), np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0,
+                           _log2_table(len(y)))
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = out
     delta = rng.normal(size=len(delta))  # any data-cost change: only carried through
     base_vo = np.array([3.0, 2.5])
@@ -274,7 +277,7 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
     else:
         split = (np.zeros(0), 0.0)
     got = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, float(base_vo.sum()), base_k,
-                          *tail, np.arange(bins.shape[1], dtype=np.int64), *scal, 10, *split)
+                          *tail, np.arange(bins.shape[1], dtype=np.int64), *scal, 10, *split, _log2_table(200))
     want = naive.finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, base_k, *tail, *scal,
                                 10, _refinement_model_bits, split)
     feat, glo, ghi, _, _, cov, cov_unc, model, vo, has_ref, later_k, later_vo, t, r, R, loc, aux, bucket, abucket = got

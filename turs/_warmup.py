@@ -30,5 +30,5 @@ def warmup() -> float:
         bins, np.array([0, 1, 0, 1], dtype=np.int64), np.arange(4, dtype=np.int64),
         np.zeros(2, dtype=np.int64), np.full(2, 2, dtype=np.int64), np.full(2, 2, dtype=np.int64), 2,
         np.full(4, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), z, np.zeros(0), np.zeros((0, 2)),
-        np.zeros(1, dtype=np.int64), z, np.zeros(0), 0)
+        np.zeros(1, dtype=np.int64), z, np.zeros(0), 0, np.concatenate([[0.0], np.log2(np.arange(1, 5))]))
     return time.perf_counter() - t

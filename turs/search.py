@@ -54,6 +54,9 @@ class SearchData:
         n_cuts = np.maximum(self.n_bins - 1, 1).astype(float)
         self.turs2_split_bits = np.where(n_cuts > 1, np.log2(n_cuts) + 2.0, 1.0)
         self.all_rows = np.arange(self.n, dtype=np.int64)
+        self.n_cuts_total = int(np.maximum(self.n_bins - 1, 0).sum())
+        with np.errstate(divide="ignore"):
+            self.log2_int = np.log2(np.arange(self.n + 1, dtype=float))  # log2 of counts
         # rows sorted by bin, per feature: the rows in a bin interval are one slice
         self.rows_by_bin = np.argsort(self.bins, axis=1, kind="stable").astype(np.int64)
         counts = np.zeros((self.d, int(self.n_bins.max(initial=1)) + 1), dtype=np.int64)
@@ -134,8 +137,9 @@ class RuleSetState:
         m = self.group_masks.astype(np.float32)
         n_shared = m @ m.T  # rules shared by two groups (small integers: exact in float32)
         self.union_counts = (n_shared > 0).astype(float) @ group_counts
-        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks)
-        self.nbr_ptr, self.nbr_idx, self.nbr_w = union_pairs(n_shared, self.sub_ptr is not None)
+        self.union_mode = union_count_mode(G)
+        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode)
+        self.nbr_ptr, self.nbr_idx, self.nbr_w = union_pairs(n_shared, self.sub_ptr is not None, self.union_mode)
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
         self.else_n = int(self.else_counts.sum())
@@ -158,46 +162,60 @@ class RuleSetState:
 MAX_RULES_FOR_SUBSETS = MAX_SUBSET_RULES
 """Groups covered by more rules than this use the pairwise union counts (see the kernel)."""
 
-UNION_COUNTS = "rules"
+UNION_COUNTS = "auto"
 """How the growth kernel counts a candidate inside the union of each overlap group's rules
 (``_grow_candidates``); all give the same counts (``tests/test_search.py``):
 
-- ``"rules"`` (default): the counts in each of g's rules, minus ``s - 1`` times the counts in
-  each group sharing ``s >= 2`` rules with g;
+- ``"rules"``: the counts in each of g's rules, minus ``s - 1`` times the counts in each group
+  sharing ``s >= 2`` rules with g;
 - ``"neighbours"``: the sum of the counts in the groups sharing a rule with g;
 - ``"subsets"``: inclusion-exclusion over the subsets of g's rules (when no group has more
-  than ``MAX_RULES_FOR_SUBSETS`` rules, else ``"neighbours"``).
+  than ``MAX_RULES_FOR_SUBSETS`` rules, else ``"neighbours"``);
+- ``"auto"`` (default): ``"rules"`` from ``RULES_MIN_GROUPS`` overlap groups, else
+  ``"neighbours"``.
 
 Work per bin: ``"neighbours"`` adds each present group to every group it shares a rule with,
 ``"rules"`` only to those it shares two or more with (waveform fold 0, 31 rules, 808 groups:
-77 315 of 210 000 pairs), plus one pass over the groups' rules. Fold-0 fits, quiet 2-core
+77 315 of 210 000 pairs), plus one pass over every group's rules. Fold-0 fits, quiet 2-core
 machine, 2026-11-22, ``"rules"`` vs ``"neighbours"``: waveform 12.3 vs 12.6 s, magic 19.8 vs
-22.2, drybeans 17.9 vs 18.7, pendigits 5.2 vs 5.0 (few groups: the pass over the rules costs
-more than it saves). ``"subsets"`` was slower than ``"neighbours"`` on every dataset we timed
-(fold 0, 2026-11-22, 2 other jobs running): car 0.141 vs 0.136 s, chess 0.282 vs 0.265,
-pendigits 5.93 vs 5.06, drybeans 11.4 vs 10.6, magic 34.1 vs 19.5."""
+22.2, drybeans 17.9 vs 18.7 (hundreds of groups at the end); pendigits 5.2 vs 5.0 and chess
+0.64 vs 0.60 (at most 137 groups: the pass over the rules costs more than it saves).
+``"subsets"`` was slower than ``"neighbours"`` on every dataset we timed (fold 0,
+2026-11-22, 2 other jobs running): car 0.141 vs 0.136 s, chess 0.282 vs 0.265, pendigits
+5.93 vs 5.06, drybeans 11.4 vs 10.6, magic 34.1 vs 19.5."""
+
+RULES_MIN_GROUPS = 256
+"""Overlap groups from which ``UNION_COUNTS = "auto"`` counts by single rules (see above)."""
 
 
-def union_subsets(masks: np.ndarray):
-    """The rule-subset lists of each overlap group for ``UNION_COUNTS`` (``(ptr, idx, sign,
-    n_subsets)``, or Nones when the mode uses none): its single rules (``"rules"``), or every
-    non-empty subset with the inclusion-exclusion sign (``"subsets"``, :func:`group_subsets`)."""
-    if UNION_COUNTS == "rules":
-        G, K = masks.shape
+def union_count_mode(n_groups: int) -> str:
+    """The union-count path for a rule set with ``n_groups`` overlap groups."""
+    if UNION_COUNTS == "auto":
+        return "rules" if n_groups >= RULES_MIN_GROUPS else "neighbours"
+    return UNION_COUNTS
+
+
+def union_subsets(masks: np.ndarray, mode: str):
+    """The rule-subset lists of each overlap group for a union-count ``mode`` (``(ptr, idx,
+    sign, n_subsets)``, or Nones when the mode uses none): its single rules (``"rules"``), or
+    every non-empty subset with the inclusion-exclusion sign (``"subsets"``,
+    :func:`group_subsets`)."""
+    if mode == "rules":
         ptr = np.concatenate([[0], np.cumsum(masks.sum(axis=1))]).astype(np.int64)
         idx = np.nonzero(masks)[1].astype(np.int64)
-        return ptr, idx, np.ones(len(idx)), K
-    if UNION_COUNTS == "subsets":
+        return ptr, idx, np.ones(len(idx)), masks.shape[1]
+    if mode == "subsets":
         return group_subsets(masks)
     return None, None, None, 0
 
 
-def union_pairs(n_shared: np.ndarray, have_subsets: bool):
-    """The weighted pair lists of each overlap group for ``UNION_COUNTS`` (CSR ``ptr, idx, w``):
-    the groups sharing ``s >= 2`` rules with weight ``-(s - 1)`` (``"rules"``), none (subsets),
-    or every group sharing a rule, weight 1 (``"neighbours"``, or subsets unavailable)."""
+def union_pairs(n_shared: np.ndarray, have_subsets: bool, mode: str):
+    """The weighted pair lists of each overlap group for a union-count ``mode`` (CSR ``ptr,
+    idx, w``): the groups sharing ``s >= 2`` rules with weight ``-(s - 1)`` (``"rules"``), none
+    (subsets), or every group sharing a rule, weight 1 (``"neighbours"``, or subsets
+    unavailable)."""
     G = n_shared.shape[0]
-    if UNION_COUNTS == "rules":
+    if mode == "rules":
         pairs, weight = n_shared >= 2, 1.0 - n_shared
     elif have_subsets:
         pairs, weight = np.zeros((G, G), dtype=bool), n_shared
@@ -311,7 +329,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     lo, hi = base.intervals(data)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
         data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
-        union, sub_ptr, sub_idx, sub_sign, n_sub)
+        union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)
@@ -327,7 +345,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64),
         base.counts_uncovered.astype(np.int64), state.else_counts.astype(np.int64), data.log2_regret,
         state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
-        beam_width, *_local_test_split_code(data, k, search))
+        beam_width, *_local_test_split_code(data, k, search), data.log2_int)
     if feat.size == 0:
         return None
     if not has_ref:

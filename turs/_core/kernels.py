@@ -42,7 +42,7 @@ def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
 
 
 def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
-                          union_counts, sub_ptr, sub_idx, sub_sign, n_sub):
+                          union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7).
 
     Parameters (plain arrays)
@@ -57,6 +57,7 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     union_counts : (G, C) float  class counts of the union of the covers of group g's rules
     sub_ptr, sub_idx, sub_sign : CSR lists, per group, of rule subsets ``T`` (indices ``< n_sub``)
         with a sign
+    log2_int : (n + 1,) float    ``log2`` of 0..n (counts; entry 0 unused)
 
     The counts of a candidate ``S'`` inside the union of group g's rules (per bin, cumulated) are
     ``sum over g's subsets T of sign * |S' in every rule of T| + sum over groups J listing g of
@@ -100,11 +101,16 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     for g in range(G):
         for c in range(C):
             union_tot[g] += union_counts[g, c]
+    # log2 of the union's class frequencies, from the table of log2 of counts
     log_p_old = np.zeros((G, C))
+    union_int = np.zeros((G, C), dtype=np.int64)
+    union_tot_int = np.zeros(G, dtype=np.int64)
     for g in range(G):
+        union_tot_int[g] = int(union_tot[g])
         for c in range(C):
-            if union_counts[g, c] > 0:
-                log_p_old[g, c] = math.log2(union_counts[g, c] / union_tot[g])
+            union_int[g, c] = int(union_counts[g, c])
+            if union_int[g, c] > 0:
+                log_p_old[g, c] = log2_int[union_int[g, c]] - log2_int[union_tot_int[g]]
 
     sub_ones = np.ones(sub_idx.shape[0])
     has_pairs = nbr_idx.shape[0] > 0
@@ -155,7 +161,7 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
             continue
         k_split[f] = bmax - bmin
         n_gc = np.zeros(C)
-        add = np.zeros(C)
+        add_i = np.zeros(C, dtype=np.int64)
         # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
         # rules (subset sums and weighted pair sums per bin, see above)
         cum_union = np.zeros((G, nb + 1, C))
@@ -217,15 +223,16 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
                         ng_tot += n_gc[c]
                     if ng_tot == 0.0:
                         continue
-                    # counts of the candidate outside the union of group g's rules
-                    add_tot = 0.0
+                    # counts of the candidate outside the union of group g's rules; the
+                    # group's rows are then coded with the frequencies of union + candidate
+                    add_tot = 0
                     for c in range(C):
-                        add[c] = counts[slot, c] - (cum_union[g, e, c] - cum_union[g, a, c])
-                        add_tot += add[c]
+                        add_i[c] = counts[slot, c] - int(cum_union[g, e, c] - cum_union[g, a, c])
+                        add_tot += add_i[c]
+                    log_tot = log2_int[union_tot_int[g] + add_tot]
                     for c in range(C):
                         if n_gc[c] > 0:
-                            p_new = (union_counts[g, c] + add[c]) / (union_tot[g] + add_tot)
-                            delta += n_gc[c] * (log_p_old[g, c] - math.log2(p_new))
+                            delta += n_gc[c] * (log_p_old[g, c] - log2_int[union_int[g, c] + add_i[c]] + log_tot)
                 delta_nll[slot] = delta
     return valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split
 
@@ -248,7 +255,7 @@ _grow_candidates_parallel = njit(cache=NUMBA_CACHE, parallel=True)(
     _variant(_grow_candidates_impl, "_grow_candidates_parallel"))
 
 PARALLEL_MIN_WORK = 20_000_000
-"""Rows x cut points inside the base's intervals x (1 + groups) below which the serial kernel
+"""Rows x cut points (of the data, an upper bound of the base's) x (1 + groups) below which the serial kernel
 is used: waking a thread team (passive OpenMP wait, see ``turs._config``) costs more than it
 saves on small covers, and the two threads of this machine share little (1.4x at best, on the
 largest calls). Measured on every 10th (waveform, 684 calls) or 2nd kernel call of fold-0 fits,
@@ -259,14 +266,17 @@ pendigits 1.364, 1.363, 1.299; chess, mammography and vehicle the same under all
 
 
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
-                     sub_ptr, sub_idx, sub_sign, n_sub):
-    """Dispatch to the serial or the ``prange`` kernel by the size of the work (see impl)."""
-    cuts = int(np.maximum(hi - lo - 1, 0).sum())  # the base's cut points inside its intervals
-    work = rows.shape[0] * cuts * (1 + union_counts.shape[0])
+                     sub_ptr, sub_idx, sub_sign, n_sub, log2_int, n_cuts=None):
+    """Dispatch to the serial or the ``prange`` kernel by the size of the work (see impl).
+    ``n_cuts``: the cut points the base's intervals hold, or an upper bound (the search passes
+    the data's total, a constant, to save a numpy call per base rule); computed when None."""
+    if n_cuts is None:
+        n_cuts = int(np.maximum(hi - lo - 1, 0).sum())
+    work = rows.shape[0] * n_cuts * (1 + union_counts.shape[0])
     kernel = (_grow_candidates_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK
               else _grow_candidates_serial)
     return kernel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
-                  sub_ptr, sub_idx, sub_sign, n_sub)
+                  sub_ptr, sub_idx, sub_sign, n_sub, log2_int)
 
 
 _grow_candidates.__doc__ = _grow_candidates_impl.__doc__
@@ -397,28 +407,30 @@ def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_f
 
 
 @njit(cache=NUMBA_CACHE)
-def _nll(counts_eval, counts_model):
-    """``-sum_c e_c log2(m_c / sum m)`` with 0 log 0 = 0 (one distribution)."""
-    tot = 0.0
+def _nll_int(counts_eval, counts_model, log2_int):
+    """``-sum_c e_c log2(m_c / sum m)`` with 0 log 0 = 0, for integer counts, with ``log2`` from
+    the table ``log2_int`` (``log2`` of 0..n): one table lookup instead of a logarithm."""
+    tot = 0
     for c in range(counts_model.shape[0]):
         tot += counts_model[c]
     out = 0.0
     for c in range(counts_eval.shape[0]):
         if counts_eval[c] > 0:
-            out -= counts_eval[c] * math.log2(counts_model[c] / tot)
+            out -= counts_eval[c] * (log2_int[counts_model[c]] - log2_int[tot])
     return out
 
 
 @njit(cache=NUMBA_CACHE)
 def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
                       l_split, log2_regret, nll_covered, regret_rules, model_next, total_m,
-                      absolute):
+                      absolute, log2_int):
     r"""Eq. 3.20-3.25 for every candidate: ``L(D, M + S')``, ``r``, ``R`` and the local tests.
 
     ``L(D, M + S')``: the instances M covers keep their groups except those the candidate
     joins (``delta``), the candidate codes the instances it adds with its own distribution,
     the else-rule shrinks; regrets and ``L(M)`` follow. ``R`` uses ``M + (S' \\ M)``.
     Local tests: Eq. 3.22 on the candidate's base, Eq. 3.25 on its uncovered part.
+    ``log2_int``: ``log2`` of the counts 0..n (all the counts here are integers).
     """
     m, C = counts.shape
     total_after = np.empty(m)
@@ -433,8 +445,8 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
     for c in range(C):
         nb += base_counts[c]
         nbu += base_counts_unc[c]
-    nml_base = _nll(base_counts, base_counts) + log2_regret[nb]
-    nml_base_unc = _nll(base_counts_unc, base_counts_unc) + log2_regret[nbu]
+    nml_base = _nll_int(base_counts, base_counts, log2_int) + log2_regret[nb]
+    nml_base_unc = _nll_int(base_counts_unc, base_counts_unc, log2_int) + log2_regret[nbu]
     for i in range(m):
         cov = 0
         cov_unc = 0
@@ -445,12 +457,12 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
         else_n = 0
         for c in range(C):
             else_n += else_after[c]
-        nll_else = _nll(else_after, else_after)
+        nll_else = _nll_int(else_after, else_after, log2_int)
         common = nll_covered + nll_else + regret_rules + log2_regret[else_n] + model_next + model[i]
-        t = common + delta[i] + _nll(counts_unc[i], counts[i]) + log2_regret[cov]
+        t = common + delta[i] + _nll_int(counts_unc[i], counts[i], log2_int) + log2_regret[cov]
         total_after[i] = t
         if cov_unc > 0 and model[i] < np.inf:
-            t_aux = common + _nll(counts_unc[i], counts_unc[i]) + log2_regret[cov_unc]
+            t_aux = common + _nll_int(counts_unc[i], counts_unc[i], log2_int) + log2_regret[cov_unc]
             if absolute:
                 r[i] = total_m - t
                 R[i] = total_m - t_aux
@@ -459,13 +471,13 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
                 R[i] = (total_m - t_aux) / cov_unc
         for c in range(C):
             rest[c] = base_counts[c] - counts[i, c]
-        nml_split = (_nll(counts[i], counts[i]) + log2_regret[cov]
-                     + _nll(rest, rest) + log2_regret[nb - cov] + l_split[i])
+        nml_split = (_nll_int(counts[i], counts[i], log2_int) + log2_regret[cov]
+                     + _nll_int(rest, rest, log2_int) + log2_regret[nb - cov] + l_split[i])
         local[i] = nml_base > nml_split
         for c in range(C):
             rest[c] = base_counts_unc[c] - counts_unc[i, c]
-        nml_split_unc = (_nll(counts_unc[i], counts_unc[i]) + log2_regret[cov_unc]
-                         + _nll(rest, rest) + log2_regret[nbu - cov_unc] + l_split[i])
+        nml_split_unc = (_nll_int(counts_unc[i], counts_unc[i], log2_int) + log2_regret[cov_unc]
+                         + _nll_int(rest, rest, log2_int) + log2_regret[nbu - cov_unc] + l_split[i])
         aux_local[i] = nml_base_unc > nml_split_unc
     return total_after, r, R, local, aux_local
 
@@ -573,7 +585,7 @@ def _local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, n_groups):
 def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                     lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
                     base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra):
+                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
@@ -653,7 +665,7 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
                 later_vo[i, q] = nvo[j, q]
     total_after, r, R, local, aux_local = _score_candidates(
         cts, cts_unc, dl, model, base_counts, base_counts_unc, else_counts, l_split, log2_regret,
-        nll_covered, regret_rules, model_next, total_m, absolute)
+        nll_covered, regret_rules, model_next, total_m, absolute, log2_int)
     cov = np.zeros(m, dtype=np.int64)
     cov_unc = np.zeros(m, dtype=np.int64)
     for i in range(m):
