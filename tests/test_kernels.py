@@ -28,8 +28,10 @@ def _union_lists(masks, mode):
     from turs.search import union_pairs, union_subsets
 
     ptr, idx, sign, n_sub = union_subsets(masks, mode)
+    if mode == "subsets" and ptr is None:
+        mode = "neighbours"
     m = masks.astype(np.float32)
-    nbr_ptr, nbr_idx, nbr_w = union_pairs(m @ m.T, ptr is not None, mode)
+    nbr_ptr, nbr_idx, nbr_w = union_pairs(m @ m.T, mode)
     if ptr is None:
         ptr, idx, sign, n_sub = np.zeros(len(masks) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
     return nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub

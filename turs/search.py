@@ -49,12 +49,13 @@ class SearchData:
         self.d, self.n = self.bins.shape
         self.log2_regret = log2_regret_table(self.n, self.n_classes)
         self.log2_d = math.log2(self.d)
+        cuts_per_column = np.maximum(self.n_bins - 1, 0)
+        self.n_cuts_total = int(cuts_per_column.sum())
         # the local test's bits per column in the authors' code: log2 |cuts of X| + 2 (the side
         # of the cut, one cut or two), and 1 bit for a column with a single cut point
-        n_cuts = np.maximum(self.n_bins - 1, 1).astype(float)
-        self.turs2_split_bits = np.where(n_cuts > 1, np.log2(n_cuts) + 2.0, 1.0)
+        self.turs2_split_bits = np.where(cuts_per_column > 1,
+                                         np.log2(np.maximum(cuts_per_column, 1)) + 2.0, 1.0)
         self.all_rows = np.arange(self.n, dtype=np.int64)
-        self.n_cuts_total = int(np.maximum(self.n_bins - 1, 0).sum())
         with np.errstate(divide="ignore"):
             self.log2_int = np.log2(np.arange(self.n + 1, dtype=float))  # log2 of counts
         # rows sorted by bin, per feature: the rows in a bin interval are one slice
@@ -139,7 +140,9 @@ class RuleSetState:
         self.union_counts = (n_shared > 0).astype(float) @ group_counts
         self.union_mode = union_count_mode(G)
         self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode)
-        self.nbr_ptr, self.nbr_idx, self.nbr_w = union_pairs(n_shared, self.sub_ptr is not None, self.union_mode)
+        if self.union_mode == "subsets" and self.sub_ptr is None:
+            self.union_mode = "neighbours"  # a group has too many rules for its subsets
+        self.nbr_ptr, self.nbr_idx, self.nbr_w = union_pairs(n_shared, self.union_mode)
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
         self.else_n = int(self.else_counts.sum())
@@ -176,10 +179,10 @@ UNION_COUNTS = "auto"
 
 Work per bin: ``"neighbours"`` adds each present group to every group it shares a rule with,
 ``"rules"`` only to those it shares two or more with (waveform fold 0, 31 rules, 808 groups:
-77 315 of 210 000 pairs), plus one pass over every group's rules. Fold-0 fits, quiet 2-core
+77 315 of 210 000 pairs), plus one pass over every group's rules. Fold-0 fits, 2-core
 machine, 2026-11-22, ``"rules"`` vs ``"neighbours"``: waveform 12.3 vs 12.6 s, magic 19.8 vs
-22.2, drybeans 17.9 vs 18.7 (hundreds of groups at the end); pendigits 5.2 vs 5.0 and chess
-0.64 vs 0.60 (at most 137 groups: the pass over the rules costs more than it saves).
+22.2, drybeans 17.9 vs 18.7 (333 to 1473 groups at the end); pendigits 5.2 vs 5.0 (137
+groups at the end: the pass over the rules costs more than it saves) and chess 0.64 vs 0.60.
 ``"subsets"`` was slower than ``"neighbours"`` on every dataset we timed (fold 0,
 2026-11-22, 2 other jobs running): car 0.141 vs 0.136 s, chess 0.282 vs 0.265, pendigits
 5.93 vs 5.06, drybeans 11.4 vs 10.6, magic 34.1 vs 19.5."""
@@ -209,16 +212,14 @@ def union_subsets(masks: np.ndarray, mode: str):
     return None, None, None, 0
 
 
-def union_pairs(n_shared: np.ndarray, have_subsets: bool, mode: str):
+def union_pairs(n_shared: np.ndarray, mode: str):
     """The weighted pair lists of each overlap group for a union-count ``mode`` (CSR ``ptr,
     idx, w``): the groups sharing ``s >= 2`` rules with weight ``-(s - 1)`` (``"rules"``), none
-    (subsets), or every group sharing a rule, weight 1 (``"neighbours"``, or subsets
-    unavailable)."""
-    G = n_shared.shape[0]
+    (``"subsets"``), or every group sharing a rule, weight 1 (``"neighbours"``)."""
     if mode == "rules":
         pairs, weight = n_shared >= 2, 1.0 - n_shared
-    elif have_subsets:
-        pairs, weight = np.zeros((G, G), dtype=bool), n_shared
+    elif mode == "subsets":
+        pairs, weight = np.zeros(n_shared.shape, dtype=bool), n_shared
     else:
         pairs, weight = n_shared > 0, np.ones_like(n_shared)
     ptr = np.concatenate([[0], np.cumsum(pairs.sum(axis=1))]).astype(np.int64)

@@ -97,18 +97,15 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     counts_unc = np.zeros((n_slots, C), dtype=np.int64)
     delta_nll = np.zeros(n_slots)
     k_split = np.zeros(d, dtype=np.int64)
-    union_tot = np.zeros(G)
-    for g in range(G):
-        for c in range(C):
-            union_tot[g] += union_counts[g, c]
-    # log2 of the union's class frequencies, from the table of log2 of counts
-    log_p_old = np.zeros((G, C))
+    # the union's class counts as integers, and log2 of its class frequencies (from the table)
     union_int = np.zeros((G, C), dtype=np.int64)
     union_tot_int = np.zeros(G, dtype=np.int64)
+    log_p_old = np.zeros((G, C))
     for g in range(G):
-        union_tot_int[g] = int(union_tot[g])
         for c in range(C):
             union_int[g, c] = int(union_counts[g, c])
+            union_tot_int[g] += union_int[g, c]
+        for c in range(C):
             if union_int[g, c] > 0:
                 log_p_old[g, c] = log2_int[union_int[g, c]] - log2_int[union_tot_int[g]]
 
@@ -255,16 +252,16 @@ _grow_candidates_parallel = njit(cache=NUMBA_CACHE, parallel=True)(
     _variant(_grow_candidates_impl, "_grow_candidates_parallel"))
 
 PARALLEL_MIN_WORK = 20_000_000
-"""Rows x cut points (of the data, an upper bound of the base's) x (1 + groups) below which the serial kernel
-is used: waking a thread team (passive OpenMP wait, see ``turs._config``) costs more than it
-saves on small covers, and the two threads of this machine share little (1.4x at best, on the
-largest calls). Measured on every 10th (waveform, 684 calls) or 2nd kernel call of fold-0 fits,
-replayed serial and parallel (quiet 2-core machine, 2026-11-22), kernel seconds: waveform
-serial 1.229, former rule (rows x features x (1 + groups) >= 1e7) 1.035, this rule 0.889;
-pendigits 1.364, 1.363, 1.299; chess, mammography and vehicle the same under all three
-(0.105, 0.026, 0.052): their calls stay serial. With the data's cut points as the bound
-(``make bench``, 2026-11-22, whole fits, 1 thread vs 2): waveform 16.4 vs 13.5 s, pendigits
-5.0 vs 5.4 s, Vehicle 0.22 s both."""
+"""Rows x cut points (the data's, an upper bound of the base's) x (1 + groups) below which the
+serial kernel is used: waking a thread team (passive OpenMP wait, see ``turs._config``) costs
+more than it saves on small covers, and the two threads of this machine share little (1.4x at
+best, on the largest calls). Measured on every 10th (waveform, 684 calls) or 2nd kernel call
+of fold-0 fits, replayed serial and parallel (2-core machine, 2026-11-22), kernel seconds, with
+the base's own cut points in the rule: waveform serial 1.229, former rule (rows x features x
+(1 + groups) >= 1e7) 1.035, this rule 0.889; pendigits 1.364, 1.363, 1.299; chess,
+mammography and vehicle the same under all three (0.105, 0.026, 0.052): their calls stay
+serial. With the data's cut points as the bound (``make bench``, 2026-11-22, whole fits, 1
+thread vs 2): waveform 16.4 vs 13.5 s, pendigits 5.0 vs 5.4 s, Vehicle 0.22 s both."""
 
 
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
