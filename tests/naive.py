@@ -46,8 +46,10 @@ def rows_in_interval(bins_col, rows, a, e):
 
 
 def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
-                     l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute):
-    """Eq. 3.20-3.25 per candidate with plain numpy (twin of _score_candidates)."""
+                     l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute, model_score=None):
+    """Eq. 3.20-3.25 per candidate with plain numpy (twin of _score_candidates); ``r`` and
+    ``R`` use ``model_score`` (default ``model``)."""
+    model_score = model if model_score is None else model_score
     def nll(e, m):
         e = np.asarray(e, float)
         m = np.asarray(m, float)
@@ -59,13 +61,14 @@ def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_
         cov, cov_unc = int(counts[i].sum()), int(counts_unc[i].sum())
         else_after = else_counts - counts_unc[i]
         common = (nll_covered + nll(else_after, else_after) + regret_rules + lr[int(else_after.sum())]
-                  + model_next + model[i])
-        t = common + delta[i] + nll(counts_unc[i], counts[i]) + lr[cov]
+                  + model_next)
+        data = delta[i] + nll(counts_unc[i], counts[i]) + lr[cov]
+        t = common + model[i] + data
         r = R = -np.inf
         if cov_unc > 0 and np.isfinite(model[i]):
-            ta = common + nll(counts_unc[i], counts_unc[i]) + lr[cov_unc]
+            ta = common + model_score[i] + nll(counts_unc[i], counts_unc[i]) + lr[cov_unc]
             den = 1 if absolute else cov_unc
-            r, R = (total_m - t) / den, (total_m - ta) / den
+            r, R = (total_m - (common + model_score[i] + data)) / den, (total_m - ta) / den
         nb, nbu = int(base_counts.sum()), int(base_counts_unc.sum())
         rest, rest_u = base_counts - counts[i], base_counts_unc - counts_unc[i]
         local = (nll(base_counts, base_counts) + lr[nb]
@@ -114,9 +117,10 @@ def best_per_bucket(score, bucket, eligible, n_buckets):
 def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                    lits, base_vo, base_k_values, header_new, header_old, turs2, log2_d, base_counts,
                    base_counts_unc, else_counts, lr, nll_covered, regret_rules, model_next, total_m,
-                   absolute, W, refinement_model_bits, split=(np.zeros(0), 0.0)):
+                   absolute, W, refinement_model_bits, split=(np.zeros(0), 0.0), placeholder=False):
     """Twin of _finish_growths with numpy and score_candidates above; refinements come from
-    ``refinement_model_bits`` (the kernel, checked against the public code length elsewhere)."""
+    ``refinement_model_bits`` (the kernel, checked against the public code length elsewhere).
+    ``placeholder``: the scores use :func:`placeholder_model_bits` for refinements."""
     d = len(n_bins)
     idx = np.flatnonzero(valid)
     feat = idx // (len(valid) // d)
@@ -137,8 +141,15 @@ def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bi
     l_split = log2_d + np.where(binary[feat], 0.0, lk[feat])
     if len(split[0]):  # the authors' L_split: bits per column and a constant
         l_split = log2_d + split[0][feat] + split[1]
+    model_score = model.copy()
+    if placeholder:
+        for i in ri:
+            if np.isfinite(model[i]):
+                model_score[i] = placeholder_model_bits(bins, n_bins, binary, lits, feat[i], new_lo[idx][i],
+                                                        new_hi[idx][i], header_old, turs2)
     scores = score_candidates(counts[idx], counts_unc[idx], delta[idx], model, base_counts, base_counts_unc,
-                              else_counts, l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute)
+                              else_counts, l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute,
+                              model_score)
     cov, cov_unc = counts[idx].sum(axis=1), counts_unc[idx].sum(axis=1)
     bucket = np.minimum(W * cov // max(base_counts.sum(), 1), W - 1)
     nbu = base_counts_unc.sum()
@@ -173,3 +184,47 @@ def group_subsets(masks):
             sign.append(1.0 if len(T) % 2 else -1.0)
         ptr.append(len(idx))
     return (np.array(ptr, np.int64), np.array(idx, np.int64), np.array(sign), len(ids))
+
+
+def placeholder_model_bits(bins, n_bins, binary, lits, f, a, b, header, turs2):
+    """Independent twin of _placeholder_model_bits: replay the authors' condition-matrix steps
+    (``cl_model_after_growing_rule_on_icol`` then ``rule_cl_model_dep``) on bin bounds.
+
+    Row 0 of the matrix holds upper bounds (``x < u``), row 1 lower bounds (``x >= l``), NaN
+    where absent. The growth sets bound ``cut_option`` of column ``f``; where that entry is NaN
+    the code writes +inf into row 0 instead. Then every literal, in the rule's order, pays for
+    one or two cuts (as the matrix says) among the cut points of the data it reaches, and
+    restricts that data as the matrix says."""
+    cm = np.full((2, len(n_bins)), np.nan)
+    order = []
+    for j, lo_j, hi_j in lits:
+        order.append(int(j))
+        if hi_j < n_bins[j]:
+            cm[0, j] = hi_j
+        if lo_j > 0:
+            cm[1, j] = lo_j
+    cut_option = 1 if not np.isnan(cm[1, f]) and a != cm[1, f] or np.isnan(cm[1, f]) and a > 0 else 0
+    if np.isnan(cm[cut_option, f]):
+        cm[0, f] = np.inf
+    if f not in order:
+        order.append(int(f))
+    reach = np.ones(bins.shape[1], dtype=bool)
+    total = header
+    for pos, j in enumerate(order):
+        if not reach.any():
+            total += 1e8
+            continue
+        x = bins[j, reach]
+        k = int(x.max() - x.min())
+        count = int(~np.isnan(cm[0, j])) + int(~np.isnan(cm[1, j]))
+        if binary[j]:
+            total += 0.0 if turs2 else 1.0
+        elif count == 1 and k >= 1:
+            total += (0.0 if turs2 else 2.0) + math.log2(k)
+        elif count == 2 and k >= 2:
+            total += (0.0 if turs2 else 1.0) + math.log2(k * (k - 1) / 2)
+        if pos < len(order) - 1:
+            upper = cm[0, j] if not np.isnan(cm[0, j]) else np.inf
+            lower = cm[1, j] if not np.isnan(cm[1, j]) else -np.inf
+            reach &= (bins[j] < upper) & (bins[j] >= lower)
+    return total

@@ -98,10 +98,11 @@ def test_score_candidates_equals_naive(seed, absolute):
     model[0] = np.inf
     l_split = rng.uniform(1, 6, m)
     lr = log2_regret_table(1000, C)
+    model_score = model - rng.uniform(0, 4, m)  # what r and R use (a refinement's search score)
     got = _score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
-                            l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, _log2_table(1000))
+                            l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, _log2_table(1000), model_score)
     want = naive.score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
-                                  l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute)
+                                  l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, model_score)
     for i, (t, r, R, loc, aux) in enumerate(want):
         assert got[0][i] == pytest.approx(t, rel=1e-12) or (np.isinf(t) and np.isinf(got[0][i]))
         assert (got[1][i] == pytest.approx(r, rel=1e-12)) if np.isfinite(r) else np.isinf(got[1][i])
@@ -279,7 +280,8 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
     else:
         split = (np.zeros(0), 0.0)
     got = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, float(base_vo.sum()), base_k,
-                          *tail, np.arange(bins.shape[1], dtype=np.int64), *scal, 10, *split, _log2_table(200))
+                          *tail, np.arange(bins.shape[1], dtype=np.int64), *scal, 10, *split, _log2_table(200),
+                          False, np.zeros(0, np.int64), np.zeros(5, np.int64), np.zeros(5, np.int64))
     want = naive.finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, base_k, *tail, *scal,
                                 10, _refinement_model_bits, split)
     feat, glo, ghi, _, _, cov, cov_unc, model, vo, has_ref, later_k, later_vo, t, r, R, loc, aux, bucket, abucket = got
@@ -293,6 +295,72 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
     np.testing.assert_allclose(r, [s[1] for s in want["scores"]], rtol=1e-12)
     np.testing.assert_array_equal(loc, [s[3] for s in want["scores"]])
     np.testing.assert_array_equal(aux, [s[4] for s in want["scores"]])
+
+
+@pytest.mark.parametrize("first", ["lower", "upper"])
+@pytest.mark.parametrize("turs2", [False, True])
+@pytest.mark.parametrize("seed", range(3))
+def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
+    """With ``placeholder_scores`` a refinement is scored with the model code the authors'
+    search charges it, replayed on a condition matrix by the twin; new literals and ``model``
+    itself stay exact. The base's first literal is lower- or upper-bounded, its second the
+    other way, so every case occurs: a tighter bound, an upper bound joining a lower one, and a
+    lower bound joining an upper one before the last literal and as the last one."""
+    from turs._core.kernels import _finish_growths, _refinement_model_bits, _value_op_bits
+    from turs._core.regret import log2_regret_table
+
+    rng, bins, y, _, lo, hi, n_bins, C, _ = _problem(seed, n=150, d=4)
+    n_bins[:2] = np.maximum(n_bins[:2], 5)
+    bins[:2] = rng.integers(0, n_bins[:2, None], size=(2, 150))
+    binary = n_bins == 2
+    if first == "lower":
+        lits = np.array([[0, 1, n_bins[0]], [1, 0, n_bins[1] - 1]], dtype=np.int64)
+    else:
+        lits = np.array([[0, 0, n_bins[0] - 1], [1, 1, n_bins[1]]], dtype=np.int64)
+    reach = np.ones(150, dtype=bool)
+    base_k, base_vo = [], []
+    for j, a, b in lits:  # the base's exact K_values and value ops, literal by literal
+        kv = int(bins[j, reach].max()) - int(bins[j, reach].min())
+        base_k.append(kv)
+        base_vo.append(_value_op_bits(False, a > 0 and b < n_bins[j], kv, turs2))
+        reach &= (bins[j] >= a) & (bins[j] < b)
+        lo[j], hi[j] = a, b
+    base_k, base_vo = np.array(base_k, dtype=np.int64), np.array(base_vo)
+    rows = np.flatnonzero(reach).astype(np.int64)
+    out = _grow_candidates(bins, y, rows, lo, hi, n_bins, C, -np.ones(len(rows), dtype=np.int64),
+                           np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, C)),
+                           np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0, _log2_table(150))
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = out
+    base_counts = np.bincount(y[rows], minlength=C).astype(np.int64)
+    base_unc = base_counts.copy()
+    else_counts = base_unc + 5
+    lr = log2_regret_table(200, C)
+    scal = (np.log2(4), base_counts, base_unc, else_counts, lr, 40.0, 9.0, 4.0, 300.0, False)
+    args = (valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary, lits, base_vo)
+    got = {}
+    for placeholder in (False, True):
+        every = np.arange(150, dtype=np.int64)  # scanned rows: any superset will do
+        got[placeholder] = _finish_growths(*args, float(base_vo.sum()), base_k, 7.0, 5.0, turs2, every, *scal, 10,
+                                           np.zeros(0), 0.0, _log2_table(200), placeholder, every,
+                                           bins.min(axis=1).astype(np.int64), bins.max(axis=1).astype(np.int64))
+        want = naive.finish_growths(*args, base_k, 7.0, 5.0, turs2, *scal, 10, _refinement_model_bits,
+                                    placeholder=placeholder)
+        model, t, r = got[placeholder][7], got[placeholder][12], got[placeholder][13]
+        np.testing.assert_allclose(model, want["model"], rtol=1e-12)
+        np.testing.assert_allclose(t, [sc[0] for sc in want["scores"]], rtol=1e-12)
+        np.testing.assert_allclose(r, [sc[1] for sc in want["scores"]], rtol=1e-12)
+    # the exact code of the rules and L(D, M + S') are the same either way; the refinements' r is not
+    np.testing.assert_array_equal(got[False][7], got[True][7])
+    np.testing.assert_array_equal(got[False][12], got[True][12])
+    feat, glo = got[True][0], got[True][1]
+    moved = np.flatnonzero(np.isin(feat, [0, 1]) & np.isfinite(got[True][7]))
+    last = lits[-1]
+    joined = [i for i in moved if feat[i] == last[0] and glo[i] > 0 and last[1] == 0]
+    assert bool(joined) == (first == "lower")  # the last literal is upper-bounded then
+    kv = int(base_k[-1])
+    for i in joined:  # a lower bound joining the last literal's upper one: still charged one cut
+        np.testing.assert_allclose((got[False][13][i] - got[True][13][i]) * got[True][6][i],
+                                   _value_op_bits(False, False, kv, turs2) - _value_op_bits(False, True, kv, turs2))
 
 
 @pytest.mark.parametrize("K, G, seed", [(5, 8, 0), (30, 80, 1), (63, 200, 2), (70, 120, 3)])

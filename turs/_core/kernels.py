@@ -422,7 +422,7 @@ def _nll_int(counts_eval, counts_model, log2_int):
 @njit(cache=NUMBA_CACHE)
 def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
                       l_split, log2_regret, nll_covered, regret_rules, model_next, total_m,
-                      absolute, log2_int):
+                      absolute, log2_int, model_score):
     r"""Eq. 3.20-3.25 for every candidate: ``L(D, M + S')``, ``r``, ``R`` and the local tests.
 
     ``L(D, M + S')``: the instances M covers keep their groups except those the candidate
@@ -430,6 +430,9 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
     the else-rule shrinks; regrets and ``L(M)`` follow. ``R`` uses ``M + (S' \\ M)``.
     Local tests: Eq. 3.22 on the candidate's base, Eq. 3.25 on its uncovered part.
     ``log2_int``: ``log2`` of the counts 0..n (all the counts here are integers).
+    ``model_score``: the model code length ``r`` and ``R`` use (``model`` itself, or what the
+    authors' search charges a refined literal, see ``_placeholder_model_bits``);
+    ``L(D, M + S')`` always uses ``model``.
     """
     m, C = counts.shape
     total_after = np.empty(m)
@@ -457,11 +460,13 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
         for c in range(C):
             else_n += else_after[c]
         nll_else = _nll_int(else_after, else_after, log2_int)
-        common = nll_covered + nll_else + regret_rules + log2_regret[else_n] + model_next + model[i]
-        t = common + delta[i] + _nll_int(counts_unc[i], counts[i], log2_int) + log2_regret[cov]
-        total_after[i] = t
+        common = nll_covered + nll_else + regret_rules + log2_regret[else_n] + model_next
+        data_i = delta[i] + _nll_int(counts_unc[i], counts[i], log2_int) + log2_regret[cov]
+        total_after[i] = common + model[i] + data_i
+        t = common + model_score[i] + data_i
         if cov_unc > 0 and model[i] < np.inf:
-            t_aux = common + _nll_int(counts_unc[i], counts_unc[i], log2_int) + log2_regret[cov_unc]
+            t_aux = (common + model_score[i] + _nll_int(counts_unc[i], counts_unc[i], log2_int)
+                     + log2_regret[cov_unc])
             if absolute:
                 r[i] = total_m - t
                 R[i] = total_m - t_aux
@@ -581,13 +586,119 @@ def _local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, n_groups):
 
 
 @njit(cache=NUMBA_CACHE)
+def _lenient_value_op_bits(binary, two_sided, k_value, turs2):
+    """``L_value_op`` as the authors' code charges it while searching: 0 bits where the literal
+    does not split the data it reaches (``_value_op_bits`` is undefined there)."""
+    vo = _value_op_bits(binary, two_sided, k_value, turs2)
+    return vo if vo >= 0.0 else 0.0
+
+
+@njit(cache=NUMBA_CACHE)
+def _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max):
+    """The code of the literals after literal ``p`` with their ``K_value`` counted as if literal
+    ``p`` did not restrict the data (each on the rows satisfying the other earlier literals).
+    A literal that reaches no row costs 1e8 bits, as in the authors' code.
+
+    ``scan_rows``: a superset of the rows satisfying literal 0 (scanned when ``p > 0``);
+    ``scan_rows1``: of those satisfying literal 1 (scanned when ``p == 0``, for the literals
+    from 2 on); ``bin_min`` / ``bin_max``: each feature's smallest and largest bin over all
+    rows (literal 1 reaches every row when ``p == 0``)."""
+    k = lits.shape[0]
+    big = 1 << 30
+    bmin = np.full(k, big, dtype=np.int64)
+    bmax = np.full(k, -1, dtype=np.int64)
+    rows = scan_rows if p > 0 else scan_rows1
+    for i_row in range(rows.shape[0]):
+        r = rows[i_row]
+        for q in range(k):
+            if q > p:
+                b = bins[lits[q, 0], r]
+                if b < bmin[q]:
+                    bmin[q] = b
+                if b > bmax[q]:
+                    bmax[q] = b
+            if q == k - 1:
+                break
+            if q != p:
+                b = bins[lits[q, 0], r]
+                if b < lits[q, 1] or b >= lits[q, 2]:
+                    break
+    if p == 0 and k > 1:
+        bmin[1] = bin_min[lits[1, 0]]
+        bmax[1] = bin_max[lits[1, 0]]
+    total = 0.0
+    for q in range(p + 1, k):
+        if bmax[q] < 0:
+            total += 1e8
+            continue
+        fq = lits[q, 0]
+        two = lits[q, 1] > 0 and lits[q, 2] < n_bins[fq]
+        total += _lenient_value_op_bits(binary[fq], two, bmax[q] - bmin[q], turs2)
+    return total
+
+
+@njit(cache=NUMBA_CACHE)
+def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum, base_k_values,
+                            header_old, bins, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max):
+    """The model code length the authors' search charges a growth that refines literal ``p`` of
+    its base (``ModelEncoding.cl_model_after_growing_rule_on_icol`` with ``rule_cl_model_dep``;
+    ``model`` is returned for the other growths).
+
+    That code marks the grown bound by writing a placeholder (+inf) into the *upper* bound of
+    the base's condition matrix when the grown side is empty, and leaves the matrix unchanged
+    otherwise; the literal's form and the data the later literals reach are then read from that
+    matrix. Hence, with ``K_p`` the base's ``K_value`` of literal ``p``:
+
+    - the same side again (a tighter bound): the base's code, later ``K_value`` unchanged;
+    - an upper bound joining a lower one: two cuts among ``K_p``, later ``K_value`` unchanged;
+    - a lower bound joining an upper one: still one cut among ``K_p``, and the later literals'
+      ``K_value`` counted as if literal ``p`` restricted nothing.
+
+    The rule the growth makes is coded exactly (``model``) once it is built; only its score
+    during the search differs. A growth whose exact code is undefined (+inf) stays excluded.
+    """
+    m = feat.shape[0]
+    k = lits.shape[0]
+    out = model.copy()
+    later = np.full(k, np.nan)
+    for i in range(m):
+        p = lit_of[feat[i]]
+        if p < 0 or not np.isfinite(model[i]):
+            continue
+        f = feat[i]
+        had_lo = lits[p, 1] > 0
+        had_hi = lits[p, 2] < n_bins[f]
+        grew_lower = lo[i] != lits[p, 1]
+        if grew_lower and not had_lo:
+            if np.isnan(later[p]):
+                later[p] = (_later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_rows1,
+                                                bin_min, bin_max) if p < k - 1 else 0.0)
+            before = 0.0
+            for q in range(p + 1):
+                before += base_vo[q]
+            out[i] = header_old + before + later[p]
+        elif not grew_lower and not had_hi:
+            out[i] = (header_old + base_vo_sum - base_vo[p]
+                      + _lenient_value_op_bits(False, True, base_k_values[p], turs2))
+        else:
+            out[i] = header_old + base_vo_sum
+    return out
+
+
+@njit(cache=NUMBA_CACHE)
 def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                     lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
                     base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int):
+                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
+                    placeholder_scores, scan_rows1, bin_min, bin_max):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
+
+    ``placeholder_scores``: ``r`` and ``R`` of a growth that refines a literal of the base use
+    the model code length the authors' search charges it (``_placeholder_model_bits``, which
+    takes ``scan_rows1``, ``bin_min`` and ``bin_max``) instead of ``L(S')``; ``model`` and
+    ``total_after`` stay exact.
 
     A growth on a new variable adds a literal with ``K_value = k_split[f]`` (one cut, Eq. 3.15);
     one on a variable of the base refines that literal (``_refinement_model_bits``).
@@ -662,9 +773,14 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
             for q in range(k):
                 later_k[i, q] = nk[j, q]
                 later_vo[i, q] = nvo[j, q]
+    model_score = model
+    if placeholder_scores and n_ref > 0:
+        model_score = _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
+                                              base_k_values, header_old, bins, n_bins, binary, turs2,
+                                              scan_rows, scan_rows1, bin_min, bin_max)
     total_after, r, R, local, aux_local = _score_candidates(
         cts, cts_unc, dl, model, base_counts, base_counts_unc, else_counts, l_split, log2_regret,
-        nll_covered, regret_rules, model_next, total_m, absolute, log2_int)
+        nll_covered, regret_rules, model_next, total_m, absolute, log2_int, model_score)
     cov = np.zeros(m, dtype=np.int64)
     cov_unc = np.zeros(m, dtype=np.int64)
     for i in range(m):
