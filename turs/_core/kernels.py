@@ -41,6 +41,42 @@ def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
                 out[t, c] += w * v[c]
 
 
+@njit(cache=NUMBA_CACHE)
+def _union_by_rows(cum_union, bins_f, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
+                   sub_sign, n_sub, bmin, bmax):
+    """``cum_union`` (G, nb + 1, C) of ``_grow_candidates_impl`` built row by row: each covered row
+    adds ``w`` to the groups its group's pair list names and 1 to its rule subsets; the subsets
+    then enter their groups with their signs, and the bins are cumulated. Cheaper than the
+    per-bin build when a group has few rows per bin (``bmin``..``bmax``: the rows' bins)."""
+    G, nb1, C = cum_union.shape
+    has_pairs = nbr_idx.shape[0] > 0
+    sc = np.zeros((n_sub, nb1, C))
+    for i in range(rows.shape[0]):
+        J = group_local[i]
+        if J < 0:
+            continue
+        r = rows[i]
+        b1 = bins_f[r] + 1
+        cls = y[r]
+        if has_pairs:
+            for s2 in range(nbr_ptr[J], nbr_ptr[J + 1]):
+                cum_union[nbr_idx[s2], b1, cls] += nbr_w[s2]
+        if n_sub > 0:
+            for s2 in range(sub_ptr[J], sub_ptr[J + 1]):
+                sc[sub_idx[s2], b1, cls] += 1.0
+    for g in range(G):
+        if n_sub > 0:
+            for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
+                t2 = sub_idx[s2]
+                w = sub_sign[s2]
+                for b in range(bmin + 1, bmax + 2):
+                    for c in range(C):
+                        cum_union[g, b, c] += w * sc[t2, b, c]
+        for b in range(1, nb1):
+            for c in range(C):
+                cum_union[g, b, c] += cum_union[g, b - 1, c]
+
+
 def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
                           union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7).
@@ -111,6 +147,17 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
 
     sub_ones = np.ones(sub_idx.shape[0])
     has_pairs = nbr_idx.shape[0] > 0
+    # additions the per-row union build makes (the same for every feature)
+    row_adds = 0
+    m_covered = 0
+    for i in range(m):
+        J = group_local[i]
+        if J >= 0:
+            m_covered += 1
+            if has_pairs:
+                row_adds += nbr_ptr[J + 1] - nbr_ptr[J]
+            if n_sub > 0:
+                row_adds += sub_ptr[J + 1] - sub_ptr[J]
     for f in prange(d):
         nb = n_bins[f]
         l = lo[f]
@@ -160,30 +207,38 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
         n_gc = np.zeros(C)
         add_i = np.zeros(C, dtype=np.int64)
         # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
-        # rules (subset sums and weighted pair sums per bin, see above)
+        # rules (subset sums and weighted pair sums per bin, see above), built per bin from the
+        # groups' histograms or per row from each row's lists, whichever costs fewer additions
         cum_union = np.zeros((G, nb + 1, C))
         if G > 0:
-            sc = np.zeros((n_sub, C))
-            vbuf = np.empty(C)
-            for b in range(nb):
-                for g in range(G):
-                    for c in range(C):
-                        cum_union[g, b + 1, c] = cum_union[g, b, c]
-                if b < bmin or b > bmax:
-                    continue
-                if n_sub > 0:
-                    for t2 in range(n_sub):
-                        for c in range(C):
-                            sc[t2, c] = 0.0
-                    _scatter_bin_counts(cum_g, b, sub_ptr, sub_idx, sub_ones, sc, vbuf)
+            n_used = bmax - bmin + 1
+            cost_rows = row_adds + G * nb * C
+            cost_bins = 2 * n_used * G * C + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1)
+            if cost_rows < cost_bins:
+                _union_by_rows(cum_union, bins[f], y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
+                               sub_idx, sub_sign, n_sub, bmin, bmax)
+            else:
+                sc = np.zeros((n_sub, C))
+                vbuf = np.empty(C)
+                for b in range(nb):
                     for g in range(G):
-                        for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
-                            t2 = sub_idx[s2]
-                            w = sub_sign[s2]
+                        for c in range(C):
+                            cum_union[g, b + 1, c] = cum_union[g, b, c]
+                    if b < bmin or b > bmax:
+                        continue
+                    if n_sub > 0:
+                        for t2 in range(n_sub):
                             for c in range(C):
-                                cum_union[g, b + 1, c] += w * sc[t2, c]
-                if has_pairs:
-                    _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, nbr_w, cum_union[:, b + 1, :], vbuf)
+                                sc[t2, c] = 0.0
+                        _scatter_bin_counts(cum_g, b, sub_ptr, sub_idx, sub_ones, sc, vbuf)
+                        for g in range(G):
+                            for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
+                                t2 = sub_idx[s2]
+                                w = sub_sign[s2]
+                                for c in range(C):
+                                    cum_union[g, b + 1, c] += w * sc[t2, c]
+                    if has_pairs:
+                        _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, nbr_w, cum_union[:, b + 1, :], vbuf)
         for t in range(l + 1, h):
             for side in range(2):
                 if side == 0:
