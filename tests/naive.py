@@ -114,6 +114,22 @@ def best_per_bucket(score, bucket, eligible, n_buckets):
     return order[np.sort(first)]
 
 
+def best_per_bucket_first_cover(score, bucket, eligible, n_buckets, feat, lo, hi, bins, rows):
+    """Twin of _best_per_bucket_first_cover: replay the authors' bucket updates with each
+    candidate's cover as a set of rows; the result ordered by score (stable)."""
+    occupant = {}
+    for i in range(len(score)):
+        if not eligible[i] or not np.isfinite(score[i]):
+            continue
+        cover = frozenset(rows[(bins[feat[i], rows] >= lo[i]) & (bins[feat[i], rows] < hi[i])].tolist())
+        b = int(bucket[i])
+        if b not in occupant:
+            occupant[b] = (i, cover)
+        elif cover != occupant[b][1] and score[i] > score[occupant[b][0]]:
+            occupant[b] = (i, cover)
+    chosen = np.sort([i for i, _ in occupant.values()]).astype(np.int64)
+    return chosen[np.argsort(-score[chosen], kind="stable")]
+
 def finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                    lits, base_vo, base_k_values, header_new, header_old, turs2, log2_d, base_counts,
                    base_counts_unc, else_counts, lr, nll_covered, regret_rules, model_next, total_m,

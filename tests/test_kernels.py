@@ -101,6 +101,44 @@ def test_union_counts_by_rows_equal_the_covers(seed, mode):
                 np.testing.assert_allclose(got[k, t], want, atol=1e-9)
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_best_per_bucket_first_cover_equals_naive(seed):
+    """The authors' bucket rule: a later candidate with the same cover as the bucket's occupant
+    never replaces it, even with a higher score; another one does on a strictly higher score.
+    Feature 1 repeats feature 0, so every cover on feature 0 comes again, scored higher."""
+    from turs._core.kernels import _best_per_bucket, _best_per_bucket_first_cover
+
+    rng, bins, y, rows, lo, hi, n_bins, C, _ = _problem(seed, n=80, d=3)
+    bins[1] = bins[0]
+    n_bins[1] = n_bins[0]
+    feat, a, e = [], [], []
+    for f in range(3):
+        for t in range(1, int(n_bins[f])):
+            for side in range(2):
+                feat.append(f)
+                a.append(0 if side == 0 else t)
+                e.append(t if side == 0 else int(n_bins[f]))
+    feat, a, e = np.array(feat, np.int64), np.array(a, np.int64), np.array(e, np.int64)
+    m = len(feat)
+    cov = np.array([np.count_nonzero((bins[f, rows] >= x) & (bins[f, rows] < z)) for f, x, z in zip(feat, a, e)])
+    score = rng.normal(size=m) + np.where(feat == 1, 5.0, 0.0)  # the repeats score higher
+    bucket = rng.integers(0, 4, size=m)
+    bucket[feat == 1] = bucket[feat == 0]  # and land in the same buckets
+    eligible = rng.random(m) < 0.9
+    got = _best_per_bucket_first_cover(score, bucket, eligible, 4, cov, feat, a, e, bins, rows)
+    want = naive.best_per_bucket_first_cover(score, bucket, eligible, 4, feat, a, e, bins, rows)
+    np.testing.assert_array_equal(got, want)
+    # by hand, one bucket: feature 0 covers A (score 1), feature 1 covers A too (score 5), feature 2
+    # covers B (score 3): the repeat of A is skipped and B replaces the first A; the plain rule takes
+    # the repeat
+    hand_bins = np.array([[0, 0, 1, 1], [0, 0, 1, 1], [0, 1, 1, 1]], dtype=np.uint8)
+    hand = (np.array([1.0, 5.0, 3.0]), np.zeros(3, np.int64), np.ones(3, bool), 1)
+    lits = (np.array([0, 1, 2]), np.array([1, 1, 1]), np.array([2, 2, 2]))
+    all_rows = np.arange(4, dtype=np.int64)
+    assert _best_per_bucket_first_cover(*hand, np.array([2, 2, 3]), *lits, hand_bins, all_rows).tolist() == [2]
+    assert _best_per_bucket(*hand).tolist() == [1]
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_small_kernels_equal_naive(seed):
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed)

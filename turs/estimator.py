@@ -69,10 +69,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     search : {"turs2", "thesis"}, default "turs2"
         How the beam search keeps its books: ``"turs2"`` follows the authors' implementation,
         which produced the thesis' tables (its local-test code, patience-bucket boundaries,
-        beam reduction and stopping rule; see
+        smallest split, scores of refined literals, beam reduction and stopping rule; see
         ``docs/spec-notes.md``); ``"thesis"`` follows Algorithm 4 and Section 3.5 as written.
         With the default ``model_encoding="turs2"`` the fit reproduces that implementation's
-        reference runs (``make reference-check``: the exact MDL score on 58 of 85 folds) and
+        reference runs (``make reference-check``: the exact MDL score on 80 of 85 folds) and
         the thesis' Table 3.3 (28 of 30 datasets within 0.02). ``search="thesis",
         model_encoding="thesis"`` is the thesis text.
     score : {"learning_speed", "absolute"}, default "learning_speed"

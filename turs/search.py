@@ -25,7 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._core.codes import log2_factorial, universal_integer_code
-from ._core.kernels import (MAX_SUBSET_RULES, _best_per_bucket, _finish_growths, _grow_candidates,
+from ._core.kernels import (MAX_SUBSET_RULES, _best_per_bucket, _best_per_bucket_first_cover, _finish_growths,
+                            _grow_candidates,
                             _group_subsets, _local_neighbours, _local_subsets, _localize_groups,
                             _rows_in_interval)
 from ._core.regret import log2_regret_table
@@ -385,8 +386,9 @@ _BUCKET_EDGES: dict = {}  # width -> the reference's bucket edges, linspace(0, 1
 
 def _turs2_buckets(g: "Growths", base: Candidate, width: int) -> None:
     """Patience buckets as the authors' implementation forms them: ``(w/W, (w+1)/W]`` (the
-    thesis: ``[(w-1)/W, w/W)``), and which growths split the base's uncovered part ``S \\ M``
-    into two non-empty parts (that code skips a cut otherwise, for both beams)."""
+    thesis: ``[(w-1)/W, w/W)``), and which growths leave at least ``TURS2_MIN_SPLIT`` instances
+    of the base's uncovered part ``S \\ M`` on each side of their cut (that code skips a cut
+    otherwise, for both beams)."""
     edges = _BUCKET_EDGES.get(width)
     if edges is None:
         edges = _BUCKET_EDGES.setdefault(width, np.linspace(0, 1, width + 1)[1:])
@@ -406,6 +408,18 @@ def _select(score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width:
         return _best_per_bucket(score, buckets, eligible, width)
     idx = np.flatnonzero(eligible & np.isfinite(score))
     return idx[np.argsort(-score[idx], kind="stable")][:width]
+
+
+def _select_turs2(g: "Growths", score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,
+                  use_patience: bool, data: SearchData) -> np.ndarray:
+    """:func:`_select` as the authors' beam fills its patience buckets: a growth that covers the
+    same rows as its bucket's current occupant never replaces it, whatever its score (their
+    ``DiverseCovBeam`` compares the covers before the scores; the main and the auxiliary beam
+    alike, on ``S'``). WDBC folds 1-4 and vowels fold 3 of the reference check need this."""
+    if not use_patience:
+        return _select(score, buckets, eligible, width, use_patience)
+    return _best_per_bucket_first_cover(score, buckets, eligible, width, g.cov, g.feat, g.lo, g.hi, data.bins,
+                                        g.base.rows)
 
 
 # ------------------------------------------------------------------------ Algorithm 4
@@ -508,7 +522,10 @@ def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, desc
 
     The differences from :func:`learn_single_rule`, each read from that code (see
     ``docs/spec-notes.md``): the local test's ``L_split`` (:func:`_local_test_split_code`); the
-    bucket boundaries and the rule that a growth must split ``S \\ M`` (:func:`_turs2_buckets`);
+    bucket boundaries and the rule that a growth must split ``S \\ M`` with at least
+    ``TURS2_MIN_SPLIT`` instances each side (:func:`_turs2_buckets`); the scores ``r`` and ``R`` of
+    a growth that refines a literal, with the model code that code charges while searching
+    (``_placeholder_model_bits`` in ``turs._core.kernels``);
     the auxiliary beam is filled while ``M`` is empty too; the proposals of all bases are
     reduced in their order of generation, duplicates included (:func:`_reduce_turs2`); the next
     bases and the final candidates are both beams, auxiliary first, without repeated covers,
@@ -533,12 +550,12 @@ def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, desc
                 continue
             _turs2_buckets(g, base, W)
             lt = _main_beam_eligible(g, base, state, settings, g.splits_uncovered)
-            chosen = _select(g.r, g.bucket, lt, W, settings.use_patience)
+            chosen = _select_turs2(g, g.r, g.bucket, lt, W, settings.use_patience, data)
             chosen = chosen[np.argsort(g.bucket[chosen], kind="stable")]  # in bucket order, as generated
             main_sel.extend((g.r[i], g.cov[i], None, g, i) for i in chosen.tolist())
             if settings.use_auxiliary_beam:
                 alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
-                chosen = _select(g.R, g.aux_bucket, alt & g.splits_uncovered, W, settings.use_patience)
+                chosen = _select_turs2(g, g.R, g.aux_bucket, alt & g.splits_uncovered, W, settings.use_patience, data)
                 chosen = chosen[np.argsort(g.aux_bucket[chosen], kind="stable")]
                 aux_sel.extend((g.R[i], g.cov_unc[i], None, g, i) for i in chosen.tolist())
         made: dict = {}  # (growths, index) -> Candidate: a growth in both beams is built once

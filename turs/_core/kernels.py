@@ -885,6 +885,52 @@ def _best_per_bucket(score, bucket, eligible, n_buckets):
     return chosen[order]
 
 
+@njit(cache=NUMBA_CACHE)
+def _same_cover(bins, rows, f1, lo1, hi1, f2, lo2, hi2):
+    """Whether two one-literal growths of one base rule (literal ``f in [lo, hi)`` on the base's
+    ``rows``) cover the same rows."""
+    for i in range(rows.shape[0]):
+        r = rows[i]
+        b1 = bins[f1, r]
+        b2 = bins[f2, r]
+        if (lo1 <= b1 < hi1) != (lo2 <= b2 < hi2):
+            return False
+    return True
+
+
+@njit(cache=NUMBA_CACHE)
+def _best_per_bucket_first_cover(score, bucket, eligible, n_buckets, cov, feat, lo, hi, bins, rows):
+    """``_best_per_bucket`` as the authors' beam fills a bucket: the candidates in their order of
+    generation (feature, cut, ``<`` before ``>=``); one that covers the same rows as the bucket's
+    current occupant is skipped whatever its score; another replaces the occupant on a strictly
+    higher score. ``cov``: the candidates' coverages (rows are compared only on equal ones);
+    ``feat``, ``lo``, ``hi``: their literals on the base rule's ``rows``."""
+    best = np.full(n_buckets, -1, dtype=np.int64)
+    for i in range(score.shape[0]):
+        if not eligible[i] or not np.isfinite(score[i]):
+            continue
+        b = bucket[i]
+        o = best[b]
+        if o < 0:
+            best[b] = i
+        elif score[i] > score[o] and not (cov[i] == cov[o] and _same_cover(
+                bins, rows, feat[i], lo[i], hi[i], feat[o], lo[o], hi[o])):
+            best[b] = i
+    n = 0
+    for b in range(n_buckets):
+        if best[b] >= 0:
+            n += 1
+    chosen = np.empty(n, dtype=np.int64)
+    n = 0
+    for b in range(n_buckets):
+        if best[b] >= 0:
+            chosen[n] = best[b]
+            n += 1
+    chosen = np.sort(chosen)
+    order = np.argsort(-score[chosen], kind="mergesort")
+    return chosen[order]
+
+
 MAX_SUBSET_RULES = 12
 """Largest overlap group (in rules) whose rule subsets are enumerated (2^12 - 1 per group)."""
 _SUBSET_KEY = nbtypes.UniTuple(nbtypes.int64, MAX_SUBSET_RULES)
