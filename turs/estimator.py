@@ -72,8 +72,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         smallest split, scores of refined literals, beam reduction and stopping rule; see
         ``docs/spec-notes.md``); ``"thesis"`` follows Algorithm 4 and Section 3.5 as written.
         With the default ``model_encoding="turs2"`` the fit reproduces that implementation's
-        reference runs (``make reference-check``: the exact MDL score on 80 of 85 folds) and
-        the thesis' Table 3.3 (28 of 30 datasets within 0.02). ``search="thesis",
+        reference runs (``make reference-check``: the exact MDL score on all 85 folds) and
+        the thesis' Table 3.3 (30 of 30 datasets within 0.02). ``search="thesis",
         model_encoding="thesis"`` is the thesis text.
     score : {"learning_speed", "absolute"}, default "learning_speed"
         ``r(S)`` of Eq. 3.21, or the absolute decrease of the MDL score (ablation).
