@@ -114,6 +114,18 @@ def best_per_bucket(score, bucket, eligible, n_buckets):
     return order[np.sort(first)]
 
 
+def turs2_buckets(cov, cov_unc, n_base, n_unc, width, min_split):
+    """Twin of the authors' buckets in _finish_growths: ``searchsorted`` of the coverage ratios
+    in ``linspace(0, 1, W + 1)[1:]``, and which growths keep ``min_split`` uncovered instances
+    on each side of their cut. Returns ``(bucket, aux_bucket, splits_uncovered)``."""
+    edges = np.linspace(0, 1, width + 1)[1:]
+    bucket = np.searchsorted(edges, np.asarray(cov) / n_base)
+    if n_unc == 0:
+        return bucket, np.full(len(cov), -1), np.zeros(len(cov), dtype=bool)
+    cov_unc = np.asarray(cov_unc)
+    return (bucket, np.searchsorted(edges, cov_unc / n_unc),
+            (cov_unc >= min_split) & (n_unc - cov_unc >= min_split))
+
 def best_per_bucket_first_cover(score, bucket, eligible, n_buckets, feat, lo, hi, bins, rows):
     """Twin of _best_per_bucket_first_cover: replay the authors' bucket updates with each
     candidate's cover as a set of rows; the result ordered by score (stable)."""

@@ -260,7 +260,9 @@ def test_turs2_local_test_code_and_buckets():
     patience buckets are right-closed, (w/W, (w+1)/W], and a growth must leave at least 2
     instances of S minus M on each side of its cut."""
     from turs._core.codes import universal_integer_code as L
-    from turs.search import SearchData, _local_test_split_code, _turs2_buckets
+    import naive
+    from turs.search import (TURS2_MIN_SPLIT, RuleSetState, SearchData, SearchSettings, _learn_single_rule_turs2,
+                             _local_test_split_code, empty_rule, score_growths)
 
     n_bins = np.array([21, 2, 6])  # 20 cuts, a binary column, 5 cuts
     _Data = SearchData(np.zeros((3, 4), dtype=np.uint8), np.array([0, 1, 0, 1]), n_bins,
@@ -270,19 +272,30 @@ def test_turs2_local_test_code_and_buckets():
     assert extra == pytest.approx(L(3) - L(2))
     assert _local_test_split_code(_Data, 2, "thesis")[0].size == 0
 
-    class _G:
-        cov = np.array([10, 11, 20, 1, 12, 13])
-        cov_unc = np.array([0, 5, 10, 1, 2, 9])
-
-    class _Base:
-        coverage, coverage_uncovered = 20, 10
-
-    g = _G()
-    _turs2_buckets(g, _Base, 10)
-    np.testing.assert_array_equal(g.bucket, [4, 5, 9, 0, 5, 6])  # 0.5 -> (0.4, 0.5]; thesis: [0.5, 0.6)
-    np.testing.assert_array_equal(g.aux_bucket, [0, 4, 9, 0, 1, 8])
+    # by hand: a base of 20 instances, 10 of them uncovered
+    bucket, aux_bucket, splits = naive.turs2_buckets([10, 11, 20, 1, 12, 13], [0, 5, 10, 1, 2, 9], 20, 10, 10, 2)
+    np.testing.assert_array_equal(bucket, [4, 5, 9, 0, 5, 6])  # 0.5 -> (0.4, 0.5]; thesis: [0.5, 0.6)
+    np.testing.assert_array_equal(aux_bucket, [0, 4, 9, 0, 1, 8])
     # each side of the cut keeps at least 2 of the base's 10 uncovered instances
-    np.testing.assert_array_equal(g.splits_uncovered, [False, True, False, False, True, False])
+    np.testing.assert_array_equal(splits, [False, True, False, False, True, False])
+    # the kernel's, on real growths of the empty rule (and of the first rule, when it has any)
+    rng = np.random.default_rng(4)
+    bins = rng.integers(0, 6, size=(3, 300)).astype(np.uint8)
+    y = ((bins[0] > 2) ^ (rng.random(300) < 0.2)).astype(np.int64)
+    data = SearchData(bins, y, np.full(3, 6), np.zeros(3, dtype=bool), 2, "turs2")
+    state = RuleSetState(data, [])
+    first, _ = _learn_single_rule_turs2(state, SearchSettings(beam_width=10, search="turs2"))
+    state = RuleSetState(data, [first])
+    checked = 0
+    for base in (empty_rule(data, state), first):
+        g = score_growths(base, state, 10, "learning_speed", "turs2")
+        if g is None:
+            continue
+        checked += len(g.cov)
+        want = naive.turs2_buckets(g.cov, g.cov_unc, base.coverage, base.coverage_uncovered, 10, TURS2_MIN_SPLIT)
+        for got, w in zip((g.bucket, g.aux_bucket, g.splits_uncovered), want):
+            np.testing.assert_array_equal(got, w)
+    assert checked > 10
 
 
 def test_turs2_reduction_keeps_generation_order_and_repeated_rules():

@@ -286,7 +286,7 @@ class Growths:
     aux_local_test: np.ndarray
     bucket: np.ndarray
     aux_bucket: np.ndarray
-    splits_uncovered: np.ndarray | None = None  # search="turs2" only (_turs2_buckets)
+    splits_uncovered: np.ndarray | None = None  # search="turs2" only (_turs2_bucket_edges)
 
     def key(self, i: int) -> tuple:
         """The candidate's set of literals (the same rule reached from two bases is one rule)."""
@@ -343,21 +343,25 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     base_vo = np.asarray(base.value_ops, dtype=float)
     lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
     scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
+    turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
     (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
-     total_after, r, R, local, aux_local, bucket, aux_bucket) = _finish_growths(
+     total_after, r, R, local, aux_local, bucket, aux_bucket, splits) = _finish_growths(
         valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
         lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
-        header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64),
-        base.counts_uncovered.astype(np.int64), state.else_counts.astype(np.int64), data.log2_regret,
+        header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64, copy=False),
+        base.counts_uncovered.astype(np.int64, copy=False), state.else_counts.astype(np.int64, copy=False),
+        data.log2_regret,
         state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
-        beam_width, *_local_test_split_code(data, k, search), data.log2_int, search == "turs2",
-        data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max)
+        beam_width, *_local_test_split_code(data, k, search), data.log2_int, turs2,
+        data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
+        _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT)
     if feat.size == 0:
         return None
     if not has_ref:
         later_k = later_vo = None
     g = Growths(base, feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op,
-                later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket)
+                later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket,
+                splits if turs2 else None)
     g._k_new = k_split
     return g
 
@@ -382,23 +386,19 @@ search to consider it: ``min_sample_each_rule = 2`` in the configuration of thei
 (``run_all.py``); with 1 their code does not reproduce those runs' scores on glass."""
 
 _BUCKET_EDGES: dict = {}  # width -> the reference's bucket edges, linspace(0, 1, W + 1)[1:]
+_NO_EDGES = np.zeros(0)
 
 
-def _turs2_buckets(g: "Growths", base: Candidate, width: int) -> None:
-    """Patience buckets as the authors' implementation forms them: ``(w/W, (w+1)/W]`` (the
-    thesis: ``[(w-1)/W, w/W)``), and which growths leave at least ``TURS2_MIN_SPLIT`` instances
-    of the base's uncovered part ``S \\ M`` on each side of their cut (that code skips a cut
-    otherwise, for both beams)."""
+def _turs2_bucket_edges(width: int) -> np.ndarray:
+    """The authors' patience-bucket edges ``linspace(0, 1, W + 1)[1:]``: a growth with coverage
+    ratio ``x`` falls in bucket ``searchsorted(edges, x)``, i.e. ``(w/W, (w+1)/W]`` (the thesis:
+    ``[w/W, (w+1)/W)``). The kernel also marks which growths leave at least
+    ``TURS2_MIN_SPLIT`` instances of the base's uncovered part ``S \\ M`` on each side of their
+    cut (that code skips a cut otherwise, for both beams)."""
     edges = _BUCKET_EDGES.get(width)
     if edges is None:
         edges = _BUCKET_EDGES.setdefault(width, np.linspace(0, 1, width + 1)[1:])
-    g.bucket = np.searchsorted(edges, g.cov / base.coverage).astype(np.int64)
-    n_unc = base.coverage_uncovered
-    if n_unc > 0:
-        g.aux_bucket = np.searchsorted(edges, g.cov_unc / n_unc).astype(np.int64)
-        g.splits_uncovered = (g.cov_unc >= TURS2_MIN_SPLIT) & (n_unc - g.cov_unc >= TURS2_MIN_SPLIT)
-    else:
-        g.splits_uncovered = np.zeros(len(g.cov), dtype=bool)
+    return edges
 
 
 def _select(score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,
@@ -523,7 +523,7 @@ def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, desc
     The differences from :func:`learn_single_rule`, each read from that code (see
     ``docs/spec-notes.md``): the local test's ``L_split`` (:func:`_local_test_split_code`); the
     bucket boundaries and the rule that a growth must split ``S \\ M`` with at least
-    ``TURS2_MIN_SPLIT`` instances each side (:func:`_turs2_buckets`); the scores ``r`` and ``R`` of
+    ``TURS2_MIN_SPLIT`` instances each side (:func:`_turs2_bucket_edges`); the scores ``r`` and ``R`` of
     a growth that refines a literal, with the model code that code charges while searching
     (``_placeholder_model_bits`` in ``turs._core.kernels``);
     the auxiliary beam is filled while ``M`` is empty too; the proposals of all bases are
@@ -548,7 +548,6 @@ def _learn_single_rule_turs2(state: RuleSetState, settings: SearchSettings, desc
             g = score_growths(base, state, W, settings.score, "turs2")
             if g is None:
                 continue
-            _turs2_buckets(g, base, W)
             lt = _main_beam_eligible(g, base, state, settings, g.splits_uncovered)
             chosen = _select_turs2(g, g.r, g.bucket, lt, W, settings.use_patience, data)
             chosen = chosen[np.argsort(g.bucket[chosen], kind="stable")]  # in bucket order, as generated
@@ -609,9 +608,11 @@ def _reduce_turs2(selected, width, data, made=None):
     order = np.argsort(np.array([t[1] for t in selected]))
     scores = np.array([t[0] for t in selected], dtype=float)
     beam, first_of = [], {}  # first_of: coverage -> (the first winner, its base's rows)
-    for cluster in np.array_split(order, width):
-        if len(cluster) == 0:
-            continue
+    size, larger = divmod(len(order), width)  # np.array_split(order, width), without its overhead
+    end = 0
+    for w in range(min(width, len(order))):
+        start, end = end, end + size + (w < larger)
+        cluster = order[start:end]
         _, _, _, g, i = selected[cluster[int(np.argmax(scores[cluster]))]]
         c = made.get((id(g), i))
         if c is None:

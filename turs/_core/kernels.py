@@ -745,7 +745,7 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
                     lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
                     base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
                     model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                    placeholder_scores, scan_rows1, bin_min, bin_max):
+                    placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
@@ -755,6 +755,11 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     takes ``scan_rows1``, ``bin_min`` and ``bin_max``) instead of ``L(S')``; ``model`` and
     ``total_after`` stay exact.
 
+    ``turs2_edges``: empty for the thesis' buckets ``[w/W, (w+1)/W)``; else the authors' bucket
+    edges (``linspace(0, 1, W + 1)[1:]``, right-closed buckets by ``searchsorted``), and
+    ``splits_uncovered`` then says which growths leave at least ``min_split`` instances of the
+    base's uncovered part on each side of their cut (all False without an uncovered part).
+
     A growth on a new variable adds a literal with ``K_value = k_split[f]`` (one cut, Eq. 3.15);
     one on a variable of the base refines that literal (``_refinement_model_bits``).
     ``lits``: (k, 3) literals of the base, ``base_vo`` their ``L_value_op``, ``base_vo_sum``
@@ -763,7 +768,8 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
 
     Returns feat, lo, hi, counts, counts_unc, cov, cov_unc, model, value_op, has_refinement,
     later_k, later_vo (m, k: the refined rule's new K_values / value_ops, -1 unchanged),
-    total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part).
+    total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part),
+    splits_uncovered.
     """
     d = n_bins.shape[0]
     S = valid.shape[0] // d
@@ -850,12 +856,20 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     W = beam_width
     bucket = np.empty(m, dtype=np.int64)
     aux_bucket = np.full(m, -1, dtype=np.int64)
-    for i in range(m):
-        bucket[i] = min((W * cov[i]) // max(nb, 1), W - 1)
-        if nbu > 0:
-            aux_bucket[i] = min((W * cov_unc[i]) // nbu, W - 1)
+    splits_uncovered = np.zeros(m, dtype=np.bool_)
+    if turs2_edges.shape[0] == 0:
+        for i in range(m):
+            bucket[i] = min((W * cov[i]) // max(nb, 1), W - 1)
+            if nbu > 0:
+                aux_bucket[i] = min((W * cov_unc[i]) // nbu, W - 1)
+    else:
+        for i in range(m):
+            bucket[i] = np.searchsorted(turs2_edges, cov[i] / nb)
+            if nbu > 0:
+                aux_bucket[i] = np.searchsorted(turs2_edges, cov_unc[i] / nbu)
+                splits_uncovered[i] = cov_unc[i] >= min_split and nbu - cov_unc[i] >= min_split
     return (feat, lo, hi, cts, cts_unc, cov, cov_unc, model, value_op, n_ref > 0, later_k, later_vo,
-            total_after, r, R, local, aux_local, bucket, aux_bucket)
+            total_after, r, R, local, aux_local, bucket, aux_bucket, splits_uncovered)
 
 
 @njit(cache=NUMBA_CACHE)
