@@ -69,6 +69,25 @@ class SearchData:
             counts[j, 1:] = np.bincount(self.bins[j], minlength=counts.shape[1] - 1)[: counts.shape[1] - 1]
         self.bin_ptr = np.cumsum(counts, axis=1)
 
+    def header_bits(self, k: int) -> tuple[float, float]:
+        """``rule_header_bits`` for ``k`` and ``k + 1`` literals (0 for none, inf beyond ``d``),
+        computed once per ``k``."""
+        cache = self.__dict__.setdefault("_header_cache", {})
+        out = cache.get(k)
+        if out is None:
+            old = rule_header_bits(self.d, k, self.model_encoding) if k >= 1 else 0.0
+            new = rule_header_bits(self.d, k + 1, self.model_encoding) if k + 1 <= self.d else np.inf
+            out = cache[k] = (old, new)
+        return out
+
+    def split_code(self, k: int, search: str):
+        """:func:`_local_test_split_code` for a base of ``k`` literals, computed once per ``k``."""
+        cache = self.__dict__.setdefault("_split_cache", {})
+        out = cache.get((k, search))
+        if out is None:
+            out = cache[(k, search)] = _local_test_split_code(self, k, search)
+        return out
+
     def rows_in_bins(self, j: int, a: int, b: int) -> np.ndarray:
         """The rows whose bin of feature ``j`` lies in ``[a, b)`` (in no particular order)."""
         return self.rows_by_bin[j, self.bin_ptr[j, a]:self.bin_ptr[j, b]]
@@ -338,8 +357,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)
-    header_new = rule_header_bits(d, k + 1, data.model_encoding) if k + 1 <= d else np.inf
-    header_old = rule_header_bits(d, k, data.model_encoding) if k >= 1 else 0.0
+    header_old, header_new = data.header_bits(k)
     base_vo = np.asarray(base.value_ops, dtype=float)
     lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
     scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
@@ -352,7 +370,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         base.counts_uncovered.astype(np.int64, copy=False), state.else_counts.astype(np.int64, copy=False),
         data.log2_regret,
         state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
-        beam_width, *_local_test_split_code(data, k, search), data.log2_int, turs2,
+        beam_width, *data.split_code(k, search), data.log2_int, turs2,
         data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
         _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT)
     if feat.size == 0:
