@@ -57,6 +57,8 @@ class SearchData:
         self.turs2_split_bits = np.where(cuts_per_column > 1,
                                          np.log2(np.maximum(cuts_per_column, 1)) + 2.0, 1.0)
         self.all_rows = np.arange(self.n, dtype=np.int64)
+        self._header_cache: dict = {}  # k -> header_bits(k)
+        self._split_cache: dict = {}  # (k, search) -> split_code(k, search)
         # each feature's smallest and largest bin (the data every first literal reaches)
         self.bin_min = (self.bins.min(axis=1) if self.n else np.zeros(self.d)).astype(np.int64)
         self.bin_max = (self.bins.max(axis=1) if self.n else np.zeros(self.d)).astype(np.int64)
@@ -72,20 +74,18 @@ class SearchData:
     def header_bits(self, k: int) -> tuple[float, float]:
         """``rule_header_bits`` for ``k`` and ``k + 1`` literals (0 for none, inf beyond ``d``),
         computed once per ``k``."""
-        cache = self.__dict__.setdefault("_header_cache", {})
-        out = cache.get(k)
+        out = self._header_cache.get(k)
         if out is None:
             old = rule_header_bits(self.d, k, self.model_encoding) if k >= 1 else 0.0
             new = rule_header_bits(self.d, k + 1, self.model_encoding) if k + 1 <= self.d else np.inf
-            out = cache[k] = (old, new)
+            out = self._header_cache[k] = (old, new)
         return out
 
     def split_code(self, k: int, search: str):
         """:func:`_local_test_split_code` for a base of ``k`` literals, computed once per ``k``."""
-        cache = self.__dict__.setdefault("_split_cache", {})
-        out = cache.get((k, search))
+        out = self._split_cache.get((k, search))
         if out is None:
-            out = cache[(k, search)] = _local_test_split_code(self, k, search)
+            out = self._split_cache[(k, search)] = _local_test_split_code(self, k, search)
         return out
 
     def rows_in_bins(self, j: int, a: int, b: int) -> np.ndarray:

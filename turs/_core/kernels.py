@@ -150,7 +150,7 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
     # additions the per-row union build makes (the same for every feature)
     row_adds = 0
     m_covered = 0
-    for i in range(m):
+    for i in range(m if G > 0 else 0):
         J = group_local[i]
         if J >= 0:
             m_covered += 1
@@ -873,6 +873,13 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
 
 
 @njit(cache=NUMBA_CACHE)
+def _winners_by_score(best, score):
+    """The buckets' winners ``best`` (-1: empty bucket), best score first (ties: lower index)."""
+    chosen = np.sort(best[best >= 0])
+    return chosen[np.argsort(-score[chosen], kind="mergesort")]
+
+
+@njit(cache=NUMBA_CACHE)
 def _best_per_bucket(score, bucket, eligible, n_buckets):
     """Diverse patience (Eq. 3.23): the best eligible candidate with a finite score in each
     bucket ``0..n_buckets-1`` (ties: the lowest index), ordered by score, best first (ties:
@@ -884,19 +891,7 @@ def _best_per_bucket(score, bucket, eligible, n_buckets):
         b = bucket[i]
         if best[b] < 0 or score[i] > score[best[b]]:
             best[b] = i
-    n = 0
-    for b in range(n_buckets):
-        if best[b] >= 0:
-            n += 1
-    chosen = np.empty(n, dtype=np.int64)
-    n = 0
-    for b in range(n_buckets):
-        if best[b] >= 0:
-            chosen[n] = best[b]
-            n += 1
-    chosen = np.sort(chosen)
-    order = np.argsort(-score[chosen], kind="mergesort")
-    return chosen[order]
+    return _winners_by_score(best, score)
 
 
 @njit(cache=NUMBA_CACHE)
@@ -930,19 +925,7 @@ def _best_per_bucket_first_cover(score, bucket, eligible, n_buckets, cov, feat, 
         elif score[i] > score[o] and not (cov[i] == cov[o] and _same_cover(
                 bins, rows, feat[i], lo[i], hi[i], feat[o], lo[o], hi[o])):
             best[b] = i
-    n = 0
-    for b in range(n_buckets):
-        if best[b] >= 0:
-            n += 1
-    chosen = np.empty(n, dtype=np.int64)
-    n = 0
-    for b in range(n_buckets):
-        if best[b] >= 0:
-            chosen[n] = best[b]
-            n += 1
-    chosen = np.sort(chosen)
-    order = np.argsort(-score[chosen], kind="mergesort")
-    return chosen[order]
+    return _winners_by_score(best, score)
 
 
 MAX_SUBSET_RULES = 12
