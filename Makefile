@@ -37,7 +37,7 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench clean competitors experiments compare reference-check FORCE
+.PHONY: help install test reproduce bench clean competitors data experiments compare reference-check FORCE
 
 help:
 	@echo "make targets:"
@@ -51,6 +51,7 @@ help:
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
 	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
 	@echo "  competitors        install the competitor learners (Weka, Orange CN2, CLASSY, imodels) into $(VENV)"
+	@echo "  data               fetch and verify the datasets of DATA_PROFILE=$(DATA_PROFILE) (paper, large, all) into TURS_DATA_DIR or the cache"
 	@echo "  clean              remove build/ (executed notebooks, numba cache) and notebooks/*.ipynb"
 	@echo "variables: VENV=$(VENV) PROFILE=$(PROFILE) COMPUTE=$(COMPUTE) TURS_DATA_DIR=$(if $(TURS_DATA_DIR),$(TURS_DATA_DIR),(unset))"
 
@@ -66,6 +67,12 @@ install: $(STAMP)
 # --no-deps install that keeps the core numpy/pandas/scikit-learn versions (see the script).
 competitors: $(STAMP)
 	VENV=$(VENV) bash .ci/install-competitors.sh
+
+# The benchmark datasets (docs/datasets.md): downloaded from their pinned public sources and
+# checked against their SHA-256; files already present are verified, not fetched again.
+DATA_PROFILE ?= paper
+data: $(STAMP)
+	$(PY) -m turs.datasets fetch --profile $(DATA_PROFILE)
 
 # The benchmark harness (issue 4): resumable, one record per (dataset, fold, algorithm).
 ALGORITHMS ?= turs,cart
