@@ -25,6 +25,7 @@ import numpy as np
 
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
 from ._core.regret import log2_regret_table
+from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
 
 
@@ -285,16 +286,12 @@ def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: Fea
     -------
     MDLBreakdown
     """
-    from .estimator import _as_frame  # local: estimator imports this module
-
     check_model_encoding(model_encoding)
     Xf = _as_frame(X, None)
+    y = _check_y(y, len(Xf), "mdl_score")
     if encoder is None:
         encoder = FeatureEncoder(n_cut_points=n_cut_points).fit(Xf)
     Xe = encoder.transform(Xf)
-    y = np.asarray(y)
-    if len(y) != len(Xe):
-        raise ValueError(f"X has {len(Xe)} rows but y has {len(y)} labels; they must match.")
     classes = np.unique(y) if classes is None else np.asarray(classes)
     pos = {c: i for i, c in enumerate(classes.tolist())}
     try:
