@@ -1,7 +1,9 @@
 """Tests of turs.datasets: registry, loading, errors, preprocessing, bundled and simulated data.
 
-The thesis datasets are read from $TURS_DATA_DIR (the study's shared/datasets folder); without it
-the tests that need them are skipped with the reason, and everything else runs offline.
+The thesis datasets are read from $TURS_DATA_DIR (the study's shared/datasets folder), else from
+the cache folder that `make data` fills; without them the tests that need them are skipped with
+the reason, and everything else runs offline (downloads go to a local server or to a port where
+nothing listens; the fetcher itself is tested in tests/test_fetch.py).
 """
 from __future__ import annotations
 
@@ -9,7 +11,6 @@ import dataclasses
 import hashlib
 import os
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -18,27 +19,47 @@ import pandas as pd
 import pytest
 
 import turs.datasets as td
-from turs.datasets import _load
+from turs.datasets import _fetch, _load
+from turs.datasets._registry import ADBENCH_COMMIT, DEFAULT_BASE_URL
 
-DATA_DIR = os.environ.get("TURS_DATA_DIR", "").strip() or None
+from _http_server import LocalServer, dead_url
+
+
+def _data_dir() -> str | None:
+    """$TURS_DATA_DIR, else the cache folder when `make data` has put thesis datasets there."""
+    env = os.environ.get("TURS_DATA_DIR", "").strip()
+    if env:
+        return env
+    cache = td.cache_dir()
+    return str(cache) if any((cache / i.file).is_file() for i in td.REGISTRY.values()) else None
+
+
+DATA_DIR = _data_dir()
 TABLE_3_2 = td.paper_table("table3_2_datasets").set_index("dataset")
-NO_DATA = "TURS_DATA_DIR is not set: the thesis datasets are not available"
+NO_DATA = ("the thesis datasets are not available: TURS_DATA_DIR is not set and the cache folder "
+           "holds none (run `make data` to fetch them, or set TURS_DATA_DIR)")
 
 
 @pytest.fixture(autouse=True)
 def offline(monkeypatch, tmp_path):
-    """No test touches the network or the user's cache: downloads fail, the cache is a tmp dir.
+    """No test touches the internet or the user's cache: downloads go to a local port where
+    nothing listens (one attempt), the cache folder is a tmp dir.
 
-    Returns the list of URLs the loader tried to fetch.
+    Returns the list of URLs the loader tried to download.
     """
     calls = []
+    real_download = _fetch._download
 
-    def failing_fetch(url, dest, timeout):
+    def recording_download(info, url, folder, **kwargs):
         calls.append(url)
-        raise OSError("network disabled in the tests")
+        return real_download(info, url, folder, **kwargs)
 
-    monkeypatch.setattr(_load, "_fetch", failing_fetch)
+    monkeypatch.setattr(_fetch, "_download", recording_download)
+    monkeypatch.setattr(_fetch, "DEFAULT_RETRIES", 0)
+    monkeypatch.setenv("TURS_DATA_BASE_URL", dead_url())
     monkeypatch.setenv("TURS_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
+    monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     return calls
 
 
@@ -82,16 +103,18 @@ def test_registry_entries_are_consistent_and_frozen():
         assert info.file.endswith("." + info.format), name
         assert info.url.startswith("https://"), name
         assert info.licence and info.notes, name
+        assert info.group == "thesis" and info.thesis_rows > 0, name
         if info.format == "npz":
             assert info.csv_header is None and info.label == "y", name
         else:
             assert isinstance(info.csv_header, bool) and info.label == "last", name
-        if info.collection == "uci":
-            assert info.download_url is None, name
-        if info.available:
+        if info.available:  # pinned download URLs: tests/test_fetch.py
             assert re.fullmatch(r"[0-9a-f]{64}", info.sha256), name
+            assert info.download_url.startswith(DEFAULT_BASE_URL), name
             if info.collection == "adbench":
                 assert info.download_url == info.url, name
+        else:
+            assert info.download_url is None, name
     assert [n for n, i in td.REGISTRY.items() if not i.available] == ["backdoor"]
     assert sorted(n for n, i in td.REGISTRY.items() if i.id_column is not None) == [
         "anuran", "glass"]
@@ -111,15 +134,63 @@ def test_registry_matches_the_study_manifest():
         pytest.skip(f"{manifest_path} not found")
     manifest = pd.read_csv(manifest_path, keep_default_na=False).set_index("dataset")
     assert sorted(manifest.index) == sorted(td.REGISTRY)
+    pinned = "https://github.com/Minqi824/ADBench/raw/main/", (
+        f"{DEFAULT_BASE_URL}Minqi824/ADBench/{ADBENCH_COMMIT}/")
     for name, row in manifest.iterrows():
         info = td.REGISTRY[name]
-        assert info.url == row["source"], name
+        if info.available and info.collection == "adbench":  # the manifest cites `main`
+            assert info.url == row["source"].replace(*pinned), name
+        else:
+            assert info.url == row["source"], name
         if row["file"]:
             assert info.file == row["file"], name
             assert info.sha256 == row["sha256"], name
             assert info.csv_header == {"yes": True, "no": False, "": None}[row["csv_header"]]
         else:
             assert not info.available, name
+
+
+LARGE_SIZES = {  # rows, features, positives (class 1) of the study's files
+    "shuttle": (49097, 9, 3511), "skin": (245057, 3, 50859),
+    "campaign": (41188, 62, 4640), "cover": (286048, 10, 2747),
+}
+
+
+def test_large_registry_is_apart_from_the_thesis_and_matches_its_manifest():
+    assert list(td.LARGE_DATASETS) == ["shuttle", "skin", "campaign", "cover"]
+    for name, info in td.LARGE_DATASETS.items():
+        assert name not in td.REGISTRY and td.get_info(name.upper()) is info
+        assert info.group == "large" and info.collection == "adbench" and info.format == "npz"
+        assert info.file == f"large/{name}.npz" and info.thesis_rows is None
+        assert info.thesis_features is None and info.licence and info.available
+        rows, features, positives = LARGE_SIZES[name]
+        assert f"{rows:,} rows" in info.notes and f"{positives:,} positives" in info.notes
+    if DATA_DIR is None:
+        pytest.skip(NO_DATA)
+    manifest_path = Path(DATA_DIR) / "large" / "MANIFEST.csv"
+    if not manifest_path.is_file():
+        pytest.skip(f"{manifest_path} not found")
+    manifest = pd.read_csv(manifest_path, keep_default_na=False).set_index("dataset")
+    assert sorted(manifest.index) == sorted(td.LARGE_DATASETS)
+    for name, row in manifest.iterrows():
+        info = td.LARGE_DATASETS[name]
+        assert (info.file, info.sha256) == (row["file"], row["sha256"]), name
+        assert info.url == row["source"].replace(
+            "https://github.com/Minqi824/ADBench/raw/main/",
+            f"{DEFAULT_BASE_URL}Minqi824/ADBench/{ADBENCH_COMMIT}/"), name
+
+
+@pytest.mark.parametrize("name", list(LARGE_SIZES))
+def test_large_dataset_loads_by_name(name):
+    info = td.LARGE_DATASETS[name]
+    if DATA_DIR is None:
+        pytest.skip(NO_DATA + "; the large ones with `make data DATA_PROFILE=large`")
+    if not (Path(DATA_DIR) / info.file).is_file():
+        pytest.skip(f"{info.file} not found in {DATA_DIR} (run `make data DATA_PROFILE=large`)")
+    X, y = td.load(name, data_dir=DATA_DIR)
+    rows, features, positives = LARGE_SIZES[name]
+    assert X.shape == (rows, features) and int((y == 1).sum()) == positives
+    assert sorted(y.unique()) == [0, 1]
 
 
 def test_get_info_normalises_names_and_explains_unknown_ones():
@@ -215,61 +286,61 @@ def test_missing_file_error_names_file_directories_url_and_fix(tmp_path, offline
     with pytest.raises(FileNotFoundError) as excinfo:
         td.load("aloi", data_dir=empty)
     message = str(excinfo.value)
-    info = td.REGISTRY["aloi"]
+    url = os.environ["TURS_DATA_BASE_URL"] + td.REGISTRY["aloi"].remote_path
     assert "adbench/ALOI.npz" in message
     assert str(empty) in message and str(tmp_path / "cache") in message
     assert "$TURS_DATA_DIR is not set" in message
-    assert "Fix: set the environment variable TURS_DATA_DIR" in message
-    assert info.download_url in message and "network disabled in the tests" in message
-    assert offline == [info.download_url]
-    assert not list((tmp_path / "cache").rglob("*.part"))  # nothing half-written left
+    assert url in message and "could not connect" in message
+    assert "Fix: check your internet connection" in message and "set TURS_DATA_DIR" in message
+    assert isinstance(excinfo.value.__cause__, td.DatasetFetchError)
+    assert offline == [url]
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]  # nothing left
 
 
-def test_missing_uci_file_is_not_downloaded(tmp_path, offline, monkeypatch):
+def test_missing_uci_file_is_downloaded_from_the_pinned_copy(tmp_path, offline, monkeypatch):
     monkeypatch.setenv("TURS_DATA_DIR", str(tmp_path / "nowhere"))
     with pytest.raises(FileNotFoundError) as excinfo:
         td.load("car")
     message = str(excinfo.value)
     assert "uci/car.csv" in message and str(tmp_path / "nowhere") in message
-    assert "https://archive.ics.uci.edu/dataset/19/car+evaluation" in message
-    assert "not downloaded automatically" in message and "TURS_DATA_DIR" in message
-    assert offline == []
+    assert "https://archive.ics.uci.edu/dataset/19/car+evaluation" in message  # cited source
+    assert offline == [os.environ["TURS_DATA_BASE_URL"] + "ylincen/TURS2/"
+                       "d0230a0020f2b44f490f73f07f447839dae1603f/datasets/car.csv"]
 
 
 def test_download_false_does_not_fetch(tmp_path, offline, monkeypatch):
     monkeypatch.delenv("TURS_DATA_DIR", raising=False)
-    with pytest.raises(FileNotFoundError, match=r"not attempted \(download=False\)"):
+    with pytest.raises(FileNotFoundError, match=r"not attempted \(download=False\)") as excinfo:
         td.load("aloi", data_dir=tmp_path, download=False)
+    assert "turs.datasets fetch --datasets aloi` (or `make data`)" in str(excinfo.value)
     assert offline == []
 
 
-def test_download_fills_the_cache_once(tmp_path, monkeypatch):
+def test_download_fills_the_cache_once(tmp_path, monkeypatch, offline):
     source = _file_or_skip("glass-2")
     monkeypatch.delenv("TURS_DATA_DIR", raising=False)
-    urls = []
-
-    def fake_fetch(url, dest, timeout):
-        urls.append(url)
-        assert timeout == 30
-        shutil.copyfile(source, dest)
-
-    monkeypatch.setattr(_load, "_fetch", fake_fetch)
-    X, y = td.load("glass-2", data_dir=tmp_path / "empty")
-    assert X.shape == (214, 7) and (tmp_path / "cache" / "adbench" / "glass.npz").is_file()
-    td.load("glass-2")
-    assert urls == [td.REGISTRY["glass-2"].download_url]
+    info = td.REGISTRY["glass-2"]
+    with LocalServer({info.remote_path: source.read_bytes()}) as server:
+        monkeypatch.setenv("TURS_DATA_BASE_URL", server.url)
+        X, y = td.load("glass-2", data_dir=tmp_path / "empty")
+        assert X.shape == (214, 7) and (tmp_path / "cache" / "adbench" / "glass.npz").is_file()
+        td.load("glass-2")
+        assert server.requests[info.remote_path] == 1
+    assert offline == [server.url + info.remote_path]
 
 
 def test_downloaded_file_with_wrong_checksum_is_rejected(tmp_path, monkeypatch):
     monkeypatch.delenv("TURS_DATA_DIR", raising=False)
-    monkeypatch.setattr(_load, "_fetch", lambda url, dest, timeout: Path(dest).write_bytes(b"x"))
-    with pytest.raises(ValueError) as excinfo:
-        td.load("thyroid")
+    info = td.REGISTRY["thyroid"]
+    with LocalServer({info.remote_path: b"x"}) as server:
+        monkeypatch.setenv("TURS_DATA_BASE_URL", server.url)
+        with pytest.raises(ValueError) as excinfo:
+            td.load("thyroid")
     message = str(excinfo.value)
-    assert hashlib.sha256(b"x").hexdigest() in message
-    assert td.REGISTRY["thyroid"].sha256 in message
-    assert not (tmp_path / "cache" / "adbench" / "thyroid.npz").exists()
-    assert not list((tmp_path / "cache").rglob("*.part"))
+    assert isinstance(excinfo.value, td.DatasetChecksumError)
+    assert hashlib.sha256(b"x").hexdigest() in message and info.sha256 in message
+    assert server.url + info.remote_path in message and "'thyroid'" in message
+    assert not [p for p in (tmp_path / "cache").rglob("*") if p.is_file()]
 
 
 def test_backdoor_is_known_but_not_available(tmp_path, monkeypatch, offline):
@@ -460,6 +531,22 @@ def test_docs_table_agrees_with_the_registry():
         assert (source, file, url) == (info.thesis_source, info.file, info.url), name
         assert (int(n_rows.replace(",", "")), int(n_cols), int(n_classes)) == (
             info.thesis_rows, info.thesis_columns, info.thesis_classes), name
+
+
+def test_docs_downloads_table_agrees_with_the_registries():
+    docs = td.PAPER_DIR.parents[1] / "docs" / "datasets.md"
+    rows = re.findall(r"^\| ([\w-]+) \| (paper|large|—) \| `([^`]+)` \| (?:\[[^]]+\]\((\S+)\)|none[^|]*) "
+                      r"\| ([^|]+) \| (?:`([0-9a-f]{64})`|—) \|$", docs.read_text(), flags=re.M)
+    infos = list(td.REGISTRY.values()) + list(td.LARGE_DATASETS.values())
+    assert [r[0] for r in rows] == [i.name for i in infos]
+    for name, profile, file, url, licence, sha256 in rows:
+        info = td.get_info(name)
+        assert (file, url or None, sha256 or None) == (info.file, info.download_url, info.sha256)
+        assert profile == {"paper": "paper" if info.available else "—", "large": "large"}[
+            "large" if info.group == "large" else "paper"], name
+        assert licence.split(" (")[0] in info.licence, name  # "CC BY 4.0", "BSD 2-Clause", ...
+    assert [r[0] for r in rows if r[1] == "paper"] == td.profile_datasets("paper")
+    assert [r[0] for r in rows if r[1] == "large"] == td.profile_datasets("large")
 
 
 

@@ -1,14 +1,17 @@
-"""Finding, verifying, downloading and reading the thesis datasets.
+"""Finding, verifying and reading the benchmark datasets (downloading is in ``_fetch``).
 
 Look-up order for a dataset's file (``DatasetInfo.file``, e.g. ``uci/car.csv``):
 
 1. the ``data_dir`` argument;
 2. the directory in the environment variable ``TURS_DATA_DIR``;
-3. the user cache: ``TURS_CACHE_DIR`` if set, else ``~/.cache/turs``.
+3. the cache folder, which is also where ``python -m turs.datasets fetch`` puts the files when
+   neither ``--dest`` nor ``TURS_DATA_DIR`` is given: ``TURS_CACHE_DIR`` if set, else
+   ``pooch.os_cache("turs")`` (the platform's user cache; ``~/.cache/turs`` on Linux).
 
-When the file is in none of them and the registry has a direct download URL (the ADBench
-files), it is downloaded into the cache and checked against its SHA-256. Otherwise a
-:class:`FileNotFoundError` says what was searched and how to fix it.
+When the file is in none of them and the registry has a pinned download URL (every dataset but
+backdoor), it is downloaded into the cache folder by :func:`turs.datasets._fetch.fetch_file` and
+checked against its SHA-256. Otherwise a :class:`FileNotFoundError` says what was searched and
+how to fix it.
 """
 from __future__ import annotations
 
@@ -16,21 +19,20 @@ import difflib
 import hashlib
 import os
 import threading
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import platformdirs
 
 from ._bundled import BUNDLED
 from ._preprocess import preprocess_features
-from ._registry import REGISTRY, DatasetInfo
+from ._registry import LARGE_DATASETS, REGISTRY, DatasetInfo
 
 __all__ = ["load", "get_info", "dataset_path", "cache_dir", "sha256_file"]
 
 ENV_DATA_DIR = "TURS_DATA_DIR"
 ENV_CACHE_DIR = "TURS_CACHE_DIR"
-DOWNLOAD_TIMEOUT = 30.0  # seconds
 ID_COLUMN_NAME = "row_id"
 
 _ALIASES = {"smt": "smtp"}  # Table 3.2 prints "smt" where the other tables say "smtp"
@@ -41,30 +43,40 @@ _DIGESTS_LOCK = threading.Lock()
 
 
 def get_info(name: str) -> DatasetInfo:
-    """The registry entry of a thesis dataset (case-insensitive; ``"smt"`` means ``"smtp"``)."""
+    """The registry entry of a thesis dataset (:data:`REGISTRY`) or of a scale-benchmark dataset
+    (:data:`LARGE_DATASETS`); case-insensitive, and ``"smt"`` means ``"smtp"``."""
     if not isinstance(name, str):
         raise TypeError(f"Dataset name must be a str. Got {type(name).__name__} instead.")
     key = name.strip().lower()
     key = _ALIASES.get(key, key)
     if key in REGISTRY:
         return REGISTRY[key]
+    if key in LARGE_DATASETS:
+        return LARGE_DATASETS[key]
     hint = ""
     if key in BUNDLED:
         hint = f" {name!r} is a bundled dataset: use turs.datasets.load_bundled({key!r})."
     else:
-        close = difflib.get_close_matches(key, list(REGISTRY) + list(BUNDLED), n=1)
+        known = list(REGISTRY) + list(LARGE_DATASETS) + list(BUNDLED)
+        close = difflib.get_close_matches(key, known, n=1)
         if close:
             hint = f" Did you mean {close[0]!r}?"
     raise ValueError(
         f"Unknown dataset {name!r}.{hint} Thesis datasets: {', '.join(REGISTRY)}. "
+        f"Scale-benchmark datasets (profile 'large'): {', '.join(LARGE_DATASETS)}. "
         f"Bundled datasets (load_bundled): {', '.join(BUNDLED)}."
     )
 
 
 def cache_dir() -> Path:
-    """The user cache directory: ``$TURS_CACHE_DIR``, else ``~/.cache/turs`` (not created)."""
+    """The cache folder: ``$TURS_CACHE_DIR``, else ``pooch.os_cache("turs")`` (not created).
+
+    That is the platform's user cache folder for ``turs`` (``platformdirs.user_cache_path``;
+    ``~/.cache/turs`` on Linux). ``python -m turs.datasets fetch`` fills it when neither
+    ``--dest`` nor ``$TURS_DATA_DIR`` is given, and :func:`load` looks there last.
+    """
     env = os.environ.get(ENV_CACHE_DIR, "").strip()
-    return Path(env).expanduser() if env else Path.home() / ".cache" / "turs"
+    return Path(env).expanduser() if env else platformdirs.user_cache_path("turs")
 
 
 def _search_dirs(data_dir) -> list[tuple[Path | None, str]]:
@@ -74,7 +86,7 @@ def _search_dirs(data_dir) -> list[tuple[Path | None, str]]:
         dirs.append((Path(data_dir).expanduser(), "data_dir argument"))
     env = os.environ.get(ENV_DATA_DIR, "").strip()
     dirs.append((Path(env).expanduser() if env else None, f"${ENV_DATA_DIR}"))
-    dirs.append((cache_dir(), f"cache: ${ENV_CACHE_DIR} or ~/.cache/turs"))
+    dirs.append((cache_dir(), f"cache folder: ${ENV_CACHE_DIR} or the user cache"))
     return dirs
 
 
@@ -108,46 +120,18 @@ def _check_sha256(path: Path, info: DatasetInfo) -> None:
         raise ValueError(
             f"Checksum mismatch for dataset {info.name!r}: the file {str(path)!r} has SHA-256 "
             f"{actual}, but the registry expects {info.sha256}. The file is damaged or is a "
-            f"different version; replace it with the study's copy (source: {info.url}), or pass "
-            "verify=False to load it anyway."
+            f"different version; replace it with the study's copy (python -m turs.datasets "
+            f"fetch --datasets {info.name} --dest DIR downloads it; source: {info.url}), or "
+            "pass verify=False to load it anyway."
         )
-
-
-def _fetch(url: str, dest: Path, timeout: float) -> None:
-    """Download ``url`` to ``dest`` (the tests replace this function to stay offline)."""
-    with urllib.request.urlopen(url, timeout=timeout) as response, open(dest, "wb") as fh:
-        while True:
-            block = response.read(1 << 20)
-            if not block:
-                break
-            fh.write(block)
-
-
-def _download(info: DatasetInfo, dest: Path) -> None:
-    """Download ``info.download_url`` to ``dest``, checking its SHA-256; no partial file remains."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    part = dest.with_name(dest.name + ".part")
-    try:
-        _fetch(info.download_url, part, DOWNLOAD_TIMEOUT)
-        actual = _hash_file(part)
-        if actual != info.sha256:
-            raise ValueError(
-                f"Checksum mismatch for dataset {info.name!r}: the file downloaded from "
-                f"{info.download_url} has SHA-256 {actual}, but the registry expects "
-                f"{info.sha256}. The source may have changed; get the study's copy of "
-                f"{info.file!r} and set {ENV_DATA_DIR} to the directory that holds it."
-            )
-        os.replace(part, dest)
-    finally:
-        if part.exists():
-            part.unlink()
 
 
 def _fix_hint(info: DatasetInfo) -> str:
     return (
-        f"Fix: set the environment variable {ENV_DATA_DIR} to a directory that holds "
-        f"{info.file!r} (for the TURS study, its shared/datasets folder), or pass "
-        "data_dir=... to load()."
+        f"Fix: run `python -m turs.datasets fetch --datasets {info.name}` (or `make data`) "
+        f"where the internet can be reached, or set the environment variable {ENV_DATA_DIR} to "
+        f"a directory that holds {info.file!r} (for the TURS study, its shared/datasets "
+        "folder), or pass data_dir=... to load()."
     )
 
 
@@ -165,7 +149,7 @@ def dataset_path(
     name: str, *, data_dir: str | os.PathLike | None = None, verify: bool = True,
     download: bool = True,
 ) -> Path:
-    """Path of a thesis dataset's file, found (or downloaded) as described for :func:`load`.
+    """Path of a dataset's file, found (or downloaded) as described for :func:`load`.
 
     Raises
     ------
@@ -193,28 +177,27 @@ def dataset_path(
             f"{info.file!r} inside a data directory and set {ENV_DATA_DIR} to that directory."
         )
 
-    cache_target = cache_dir() / info.file
-    if info.download_url is None:
-        why = (
-            f"It is not downloaded automatically: its public source {info.url} serves the data "
-            "in another layout than the study's file."
-        )
+    from . import _fetch  # the download side (pooch), imported when needed
+
+    url = _fetch.source_url(info)
+    error = None
+    if url is None:
+        why = f"It has no pinned download source (source: {info.url})."
     elif not download:
-        why = f"Downloading it from {info.download_url} was not attempted (download=False)."
+        why = f"Downloading it from {url} was not attempted (download=False)."
     else:
         try:
-            _download(info, cache_target)
-        except OSError as exc:  # includes urllib's URLError and timeouts
-            why = (
-                f"Downloading it from {info.download_url} into {cache_target} failed "
-                f"({type(exc).__name__}: {exc})."
-            )
-        else:
-            return cache_target
+            return _fetch.fetch_file(info, cache_dir()).path
+        except _fetch.DatasetChecksumError:
+            raise
+        except _fetch.DatasetFetchError as exc:
+            error = exc
+            why = f"Downloading it into the cache folder failed. {exc}"
+    fix = "" if error is not None else "\n" + _fix_hint(info)  # the fetch error has its fix
     raise FileNotFoundError(
         f"Dataset {info.name!r} needs the file {info.file!r}, which was not found in any of "
-        f"the directories searched:\n{searched}\n{why}\n{_fix_hint(info)}"
-    )
+        f"the directories searched:\n{searched}\n{why}{fix}"
+    ) from error
 
 
 def _read_csv(info: DatasetInfo, path: Path) -> tuple[pd.DataFrame, pd.Series]:
@@ -255,16 +238,20 @@ def load(
     verify: bool = True,
     download: bool = True,
 ) -> tuple[pd.DataFrame, pd.Series]:
-    """Load a thesis dataset (Yang 2024, Table 3.2) as ``(X, y)``.
+    """Load a thesis dataset (Yang 2024, Table 3.2) or a scale-benchmark dataset as ``(X, y)``.
 
     Parameters
     ----------
     name : str
-        Thesis name, e.g. ``"car"``, ``"glass-2"``; see :func:`list_datasets`.
+        Thesis name, e.g. ``"car"``, ``"glass-2"`` (see :func:`list_datasets`), or one of the
+        scale benchmark's ``"cover"``, ``"campaign"``, ``"shuttle"``, ``"skin"``
+        (:data:`LARGE_DATASETS`, the ``large`` profile).
     data_dir : path-like, optional
-        Directory searched first. Then ``$TURS_DATA_DIR``, then the user cache
-        (``$TURS_CACHE_DIR`` or ``~/.cache/turs``). A file missing everywhere is downloaded
-        into the cache when the registry has a direct URL for it (the ADBench files).
+        Directory searched first. Then ``$TURS_DATA_DIR``, then the cache folder, where
+        ``python -m turs.datasets fetch`` (``make data``) puts the files when neither ``--dest``
+        nor ``$TURS_DATA_DIR`` is given: ``$TURS_CACHE_DIR``, else ``pooch.os_cache("turs")``
+        (``~/.cache/turs`` on Linux; see :func:`cache_dir`). A file missing everywhere is
+        downloaded into the cache folder from its pinned source (every dataset but backdoor).
     preprocess : bool, default True
         One-hot encode the categorical feature columns as the reference runs did
         (:func:`preprocess_features`); ``False`` returns the columns as read.
@@ -276,7 +263,8 @@ def load(
     verify : bool, default True
         Check the file's SHA-256 against the registry (once per file version and process).
     download : bool, default True
-        Whether a missing downloadable file may be fetched (30 s timeout).
+        Whether a missing file may be downloaded (through pooch, with a progress bar, 30 s
+        timeout and 2 retries; see ``turs.datasets._fetch``).
 
     Returns
     -------
@@ -292,11 +280,11 @@ def load(
     ------
     ValueError
         Unknown name, ``drop_id=True`` for a dataset without an ID column, or a checksum
-        mismatch.
+        mismatch (of a found file, or of a download: ``DatasetChecksumError``).
     FileNotFoundError
         The file is not found and cannot be downloaded (the message names the file, the
-        directories searched and the source URL; setting ``TURS_DATA_DIR`` fixes it), or the
-        dataset (backdoor) is not part of the study's data.
+        directories searched, the URL and the fix: ``make data`` when online, or setting
+        ``TURS_DATA_DIR``), or the dataset (backdoor) is not part of the study's data.
     """
     info = get_info(name)
     if drop_id and info.id_column is None:

@@ -1,18 +1,48 @@
-"""The 31 benchmark datasets of the thesis (Yang 2024, ch. 3, Table 3.2), under their thesis names.
+"""The benchmark datasets: the thesis' 31 (Yang 2024, ch. 3, Table 3.2) and the 4 of the scale benchmark.
 
 Each entry says where the study's copy of the data lives (``file``, relative to a data directory
 such as the study's ``shared/datasets``), how to read it, its SHA-256 checksum, where the data come
-from publicly and under which terms, and the numbers Table 3.2 prints for it (rows, columns with
-the label included, classes, largest and smallest class probability).
+from publicly and under which terms, where the exact bytes can be downloaded (a URL pinned to a
+commit), and, for the thesis datasets, the numbers Table 3.2 prints for it (rows, columns with the
+label included, classes, largest and smallest class probability).
 
-The table below is the single place these facts are written down; ``docs/datasets.md`` and the
-tests read them from here.
+* :data:`REGISTRY`: the 31 thesis datasets, in Table 3.2's order.
+* :data:`LARGE_DATASETS`: ``cover``, ``campaign``, ``shuttle`` and ``skin`` (ADBench), the larger
+  datasets of the scale benchmark (the ``large`` profile). They are not thesis datasets, so they
+  are kept out of :data:`REGISTRY` (and of Table 3.2 and the ``paper`` profile).
+
+Download sources, pinned so that the bytes cannot change under the checksums:
+
+* the 18 UCI CSV files from the authors' public repository, GitHub ``ylincen/TURS2``, folder
+  ``datasets/``, at commit :data:`TURS2_COMMIT` (their SHA-256 equal the study's); the UCI page
+  stays the cited source (``url``);
+* the ADBench files from GitHub ``Minqi824/ADBench``, ``adbench/datasets/Classical/``, at
+  commit :data:`ADBENCH_COMMIT`.
+
+The tables below are the single place these facts are written down; ``docs/datasets.md`` and
+the tests read them from here.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["DatasetInfo", "REGISTRY", "list_datasets"]
+__all__ = [
+    "ADBENCH_COMMIT",
+    "DEFAULT_BASE_URL",
+    "DatasetInfo",
+    "LARGE_DATASETS",
+    "REGISTRY",
+    "TURS2_COMMIT",
+    "list_datasets",
+]
+
+#: Where the pinned files are served; ``remote_path`` is relative to it. A mirror with the same
+#: layout can replace it (``TURS_DATA_BASE_URL``, see :mod:`turs.datasets._fetch`).
+DEFAULT_BASE_URL = "https://raw.githubusercontent.com/"
+#: Commit of GitHub ylincen/TURS2 whose ``datasets/`` folder holds the study's 18 UCI CSV files.
+TURS2_COMMIT = "d0230a0020f2b44f490f73f07f447839dae1603f"
+#: Commit of GitHub Minqi824/ADBench whose ``adbench/datasets/Classical/`` holds our ADBench files.
+ADBENCH_COMMIT = "f7fed68dea6901fe9a81ed51b251b1d2456790cd"
 
 _UCI_LICENCE = "CC BY 4.0 (as stated on the UCI Machine Learning Repository page)"
 _ADBENCH_LICENCE = (
@@ -20,21 +50,25 @@ _ADBENCH_LICENCE = (
     "whose original source's terms also apply"
 )
 _KAGGLE_LICENCE = "see the Kaggle dataset page (terms not checked here)"
-_ADBENCH_RAW = "https://github.com/Minqi824/ADBench/raw/main/adbench/datasets/Classical/"
+_TURS2_DIR = f"ylincen/TURS2/{TURS2_COMMIT}/datasets/"
+_ADBENCH_DIR = f"Minqi824/ADBench/{ADBENCH_COMMIT}/adbench/datasets/Classical/"
+# backdoor has no checksum and is not pinned: its cited source stays the file on ADBench's main.
+_ADBENCH_MAIN = "https://github.com/Minqi824/ADBench/raw/main/adbench/datasets/Classical/"
 
 
 @dataclass(frozen=True)
 class DatasetInfo:
-    """What the package knows about one thesis dataset.
+    """What the package knows about one benchmark dataset.
 
     Attributes
     ----------
     name : str
-        Thesis name (Table 3.2), e.g. ``"glass-2"``.
+        Thesis name (Table 3.2), e.g. ``"glass-2"``, or the scale benchmark's name (``"cover"``).
     collection : str
         Where the study's file comes from: ``"uci"`` or ``"adbench"``.
     file : str
-        Path of the file relative to a data directory, e.g. ``"uci/car.csv"``.
+        Path of the file relative to a data directory, e.g. ``"uci/car.csv"``,
+        ``"large/cover.npz"``.
     format : str
         ``"csv"`` or ``"npz"`` (arrays ``X`` and ``y``).
     csv_header : bool or None
@@ -44,23 +78,29 @@ class DatasetInfo:
     sha256 : str or None
         SHA-256 of the file; ``None`` when unknown (backdoor).
     url : str
-        Public source of the data (a dataset page or, for ADBench, the raw file).
-    download_url : str or None
-        A URL that serves exactly ``file`` (checked against ``sha256``); ``None`` when the
-        file cannot be fetched automatically (the UCI pages serve archives in other layouts).
+        Public source of the data, as cited (the UCI or Kaggle page; for ADBench, the raw file
+        at the pinned commit).
+    remote_path : str or None
+        Where exactly ``file`` is served, relative to :data:`DEFAULT_BASE_URL` (owner, repository,
+        commit, path); :attr:`download_url` is the full URL. ``None`` when the file cannot be
+        fetched automatically (backdoor: no checksum).
     licence : str
         Terms of use, as far as known.
     notes : str
         Provenance and quirks.
     thesis_source, thesis_rows, thesis_columns, thesis_classes : str, int, int, int
-        As printed in Table 3.2; ``thesis_columns`` counts the label column.
+        As printed in Table 3.2; ``thesis_columns`` counts the label column. ``None`` for a
+        dataset that is not in the thesis (``group="large"``).
     thesis_max_class_prob, thesis_min_class_prob : float
-        As printed in Table 3.2 (three decimals).
+        As printed in Table 3.2 (three decimals); ``None`` outside the thesis.
     id_column : int or None
         Position of a row-ID column in the file (it is named ``"row_id"`` when loaded and can
         be dropped with ``load(..., drop_id=True)``), else ``None``.
     available : bool
         Whether the study's data folder holds the file (``False`` only for backdoor).
+    group : str
+        ``"thesis"`` (Table 3.2, :data:`REGISTRY`) or ``"large"`` (the scale benchmark,
+        :data:`LARGE_DATASETS`).
     """
 
     name: str
@@ -71,29 +111,36 @@ class DatasetInfo:
     label: str
     sha256: str | None
     url: str
-    download_url: str | None
+    remote_path: str | None
     licence: str
     notes: str
-    thesis_source: str
-    thesis_rows: int
-    thesis_columns: int
-    thesis_classes: int
-    thesis_max_class_prob: float
-    thesis_min_class_prob: float
+    thesis_source: str | None
+    thesis_rows: int | None
+    thesis_columns: int | None
+    thesis_classes: int | None
+    thesis_max_class_prob: float | None
+    thesis_min_class_prob: float | None
     id_column: int | None = None
     available: bool = True
+    group: str = "thesis"
 
     @property
-    def thesis_features(self) -> int:
+    def thesis_features(self) -> int | None:
         """Number of feature columns in Table 3.2 (its column count minus the label)."""
-        return self.thesis_columns - 1
+        return None if self.thesis_columns is None else self.thesis_columns - 1
+
+    @property
+    def download_url(self) -> str | None:
+        """The pinned URL that serves exactly ``file`` (``None`` when there is none)."""
+        return None if self.remote_path is None else DEFAULT_BASE_URL + self.remote_path
 
 
 def _uci(name, file, header, sha256, url, notes, thesis, *, id_column=None, licence=_UCI_LICENCE):
     source, rows, cols, classes, pmax, pmin = thesis
     return DatasetInfo(
         name=name, collection="uci", file=file, format="csv", csv_header=header, label="last",
-        sha256=sha256, url=url, download_url=None, licence=licence, notes=notes,
+        sha256=sha256, url=url, remote_path=_TURS2_DIR + file.rsplit("/", 1)[-1],
+        licence=licence, notes=notes,
         thesis_source=source, thesis_rows=rows, thesis_columns=cols, thesis_classes=classes,
         thesis_max_class_prob=pmax, thesis_min_class_prob=pmin, id_column=id_column,
     )
@@ -101,10 +148,11 @@ def _uci(name, file, header, sha256, url, notes, thesis, *, id_column=None, lice
 
 def _adbench(name, file, adbench_file, sha256, notes, thesis, *, available=True):
     source, rows, cols, classes, pmax, pmin = thesis
-    url = _ADBENCH_RAW + adbench_file
+    remote = _ADBENCH_DIR + adbench_file if sha256 else None
+    url = DEFAULT_BASE_URL + remote if remote else _ADBENCH_MAIN + adbench_file
     return DatasetInfo(
         name=name, collection="adbench", file=file, format="npz", csv_header=None, label="y",
-        sha256=sha256, url=url, download_url=url if sha256 else None, licence=_ADBENCH_LICENCE,
+        sha256=sha256, url=url, remote_path=remote, licence=_ADBENCH_LICENCE,
         notes=notes, thesis_source=source, thesis_rows=rows, thesis_columns=cols,
         thesis_classes=classes, thesis_max_class_prob=pmax, thesis_min_class_prob=pmin,
         available=available,
@@ -269,6 +317,43 @@ _TABLE = (
 
 #: Thesis name -> :class:`DatasetInfo`, in Table 3.2's order.
 REGISTRY: dict[str, DatasetInfo] = {info.name: info for info in _TABLE}
+
+
+def _large(name, adbench_file, sha256, notes):
+    remote = _ADBENCH_DIR + adbench_file
+    return DatasetInfo(
+        name=name, collection="adbench", file=f"large/{name}.npz", format="npz",
+        csv_header=None, label="y", sha256=sha256, url=DEFAULT_BASE_URL + remote,
+        remote_path=remote, licence=_ADBENCH_LICENCE, notes=notes, thesis_source=None,
+        thesis_rows=None, thesis_columns=None, thesis_classes=None, thesis_max_class_prob=None,
+        thesis_min_class_prob=None, group="large",
+    )
+
+
+# The scale benchmark's larger ADBench datasets (not in the thesis), smallest first
+# (rows x features); sizes as in the study's files (shared/datasets/large/MANIFEST.csv).
+_LARGE_TABLE = (
+    _large("shuttle", "32_shuttle.npz",
+           "26900b0f6be45d9ddb7a402c9b2f956ceda42d23a8ca4cf4406b8bc1352823d1",
+           "ADBench Classical 32_shuttle; scale benchmark (not a thesis dataset); 49,097 rows, "
+           "9 integer features, 2 classes (3,511 positives, 7.2%)"),
+    _large("skin", "33_skin.npz",
+           "d02aa01ffc1b6bf2b8b1ac250c90e8a8eacd0cefc962940ed5cc4bf5deac9c95",
+           "ADBench Classical 33_skin; scale benchmark (not a thesis dataset); 245,057 rows, "
+           "3 features, 2 classes (50,859 positives, 20.8%)"),
+    _large("campaign", "5_campaign.npz",
+           "74dd4d0072d6c6f1aabab63bc102f9633454f32bb936fa9bcfbd38f9f2386bcd",
+           "ADBench Classical 5_campaign; scale benchmark (not a thesis dataset); 41,188 rows, "
+           "62 features, 2 classes (4,640 positives, 11.3%)"),
+    _large("cover", "10_cover.npz",
+           "945a097c3542ae81a551bf1c06dcad78a755d94f84fcaf1d60687e42d1a656df",
+           "ADBench Classical 10_cover; scale benchmark (not a thesis dataset); 286,048 rows, "
+           "10 integer features, 2 classes (2,747 positives, 1.0%)"),
+)
+
+#: Name -> :class:`DatasetInfo` of the scale benchmark's datasets (the ``large`` profile),
+#: smallest first. Not thesis datasets: :data:`REGISTRY` and :func:`list_datasets` leave them out.
+LARGE_DATASETS: dict[str, DatasetInfo] = {info.name: info for info in _LARGE_TABLE}
 
 
 def list_datasets(*, collection: str | None = None) -> list[str]:
