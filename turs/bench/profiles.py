@@ -1,4 +1,4 @@
-"""Benchmark datasets by name, and the two profiles ``quick`` and ``paper``.
+"""Benchmark datasets by name, and the profiles ``quick``, ``paper`` and ``large``.
 
 A benchmark dataset name is resolved by :func:`load_dataset`, in order:
 
@@ -6,7 +6,8 @@ A benchmark dataset name is resolved by :func:`load_dataset`, in order:
 2. the bundled data (:data:`turs.datasets.BUNDLED`): ``sklearn-iris``, ``sklearn-wine``,
    ``sklearn-breast-cancer``, ``sim-overlap-blockade`` (n = 1000) and ``sim-local-testing``,
    which the benchmark draws with **n = 2000** (seed 0) to keep the quick profile quick;
-3. a thesis dataset: :func:`turs.datasets.load` (needs ``TURS_DATA_DIR``).
+3. a thesis or scale-benchmark dataset: :func:`turs.datasets.load` (``TURS_DATA_DIR``, or the
+   cache folder that ``make data`` / ``python -m turs.datasets fetch`` fills).
 
 Profiles:
 
@@ -14,6 +15,9 @@ Profiles:
   2 cores for ``turs`` and ``cart``.
 * ``paper``: the 30 thesis datasets that the study has (Table 3.2 without backdoor), smallest
   first (rows x columns), 5 folds.
+* ``large``: the scale benchmark's four larger ADBench datasets (``shuttle``, ``skin``,
+  ``campaign``, ``cover``; :data:`turs.datasets.LARGE_DATASETS`), smallest first, 5 folds. They
+  are not thesis datasets: no thesis table or figure uses them.
 """
 from __future__ import annotations
 
@@ -24,7 +28,7 @@ from typing import Callable
 
 import pandas as pd
 
-from ..datasets import BUNDLED, REGISTRY, get_info, load, load_bundled
+from ..datasets import BUNDLED, LARGE_DATASETS, REGISTRY, get_info, load, load_bundled
 
 __all__ = [
     "PROFILES",
@@ -72,7 +76,14 @@ PROFILES: dict[str, Profile] = {
         "paper",
         _paper_datasets(),
         tuple(range(N_FOLDS)),
-        "the 30 available thesis datasets (Table 3.2 without backdoor), smallest first; needs TURS_DATA_DIR",
+        "the 30 available thesis datasets (Table 3.2 without backdoor), smallest first; needs TURS_DATA_DIR or make data",
+    ),
+    "large": Profile(
+        "large",
+        tuple(LARGE_DATASETS),
+        tuple(range(N_FOLDS)),
+        "the scale benchmark's 4 larger ADBench datasets (not in the thesis), smallest first; "
+        "needs make data DATA_PROFILE=large",
     ),
 }
 
