@@ -148,9 +148,12 @@ def profile_datasets(profile: str) -> list[str]:
 
 
 def _by_hand(info: DatasetInfo, target: Path) -> str:
+    where = info.download_url or info.url
+    if info.download_url and info.url != info.download_url:
+        where += f"; cited source: {info.url}"
     return (
-        f"get {info.file!r} by hand ({info.download_url or info.url}), save it as "
-        f"{str(target)!r} (or inside any folder, and set {ENV_DATA_DIR} to that folder)"
+        f"get {info.file!r} by hand ({where}), save it as {str(target)!r} (or inside any "
+        f"folder, and set {ENV_DATA_DIR} to that folder)"
     )
 
 
