@@ -68,7 +68,7 @@ def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
     """The kernel counts a candidate inside each group's union by single rules corrected by
     pairs (default), by the groups sharing a rule, or by inclusion-exclusion; every path, and
     groups too large for subsets, gives the same search."""
-    import turs.search as search
+    import turs.search.state as search
 
     X, y = make_overlap_blockade_data(n=800, seed=seed)
     fits = {}
@@ -85,7 +85,7 @@ def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
 
 
 def test_auto_union_counts_switch_to_single_rules_with_many_groups(monkeypatch):
-    import turs.search as search
+    import turs.search.state as search
 
     monkeypatch.setattr(search, "UNION_COUNTS", "auto")
     G = search.RULES_MIN_GROUPS
@@ -98,7 +98,7 @@ def test_auto_union_counts_switch_to_single_rules_with_many_groups(monkeypatch):
 def test_local_pair_lists_are_the_restricted_global_ones(monkeypatch, mode):
     """Pairs of present groups, with weight 1 for every shared rule (``"neighbours"``) or
     ``-(s - 1)`` for ``s >= 2`` shared rules (``"rules"``)."""
-    import turs.search as search
+    import turs.search.state as search
     from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set, local_neighbours
 
     monkeypatch.setattr(search, "UNION_COUNTS", mode)
@@ -261,8 +261,8 @@ def test_turs2_local_test_code_and_buckets():
     instances of S minus M on each side of its cut."""
     from turs._core.codes import universal_integer_code as L
     import naive
-    from turs.search import (TURS2_MIN_SPLIT, RuleSetState, SearchData, SearchSettings, _learn_single_rule_turs2,
-                             _local_test_split_code, empty_rule, score_growths)
+    from turs.search import (TURS2_MIN_SPLIT, RuleSetState, SearchData, SearchSettings, _local_test_split_code,
+                             empty_rule, learn_single_rule, score_growths)
 
     n_bins = np.array([21, 2, 6])  # 20 cuts, a binary column, 5 cuts
     _Data = SearchData(np.zeros((3, 4), dtype=np.uint8), np.array([0, 1, 0, 1]), n_bins,
@@ -284,7 +284,7 @@ def test_turs2_local_test_code_and_buckets():
     y = ((bins[0] > 2) ^ (rng.random(300) < 0.2)).astype(np.int64)
     data = SearchData(bins, y, np.full(3, 6), np.zeros(3, dtype=bool), 2, "turs2")
     state = RuleSetState(data, [])
-    first, _ = _learn_single_rule_turs2(state, SearchSettings(beam_width=10, search="turs2"))
+    first, _ = learn_single_rule(state, SearchSettings(beam_width=10, search="turs2"))
     state = RuleSetState(data, [first])
     checked = 0
     for base in (empty_rule(data, state), first):
@@ -325,9 +325,12 @@ def test_turs2_reduction_keeps_generation_order_and_repeated_rules():
     e = _Growths([1, 2, 3] + list(range(60, 107)), {0: [1, 2, 3]})  # same cover, other mask: kept
     proposals = [(1.0, 3, None, a, 0), (5.0, 10, None, a, 1), (0.9, 3, None, b, 0),
                  (0.8, 3, None, c, 0), (0.7, 3, None, e, 0)]
-    beam = _reduce_turs2(proposals, 5, None)
+    def build(g, i):
+        return g.materialize(i, None)
+
+    beam = _reduce_turs2(proposals, 5, build)
     assert [list(x.rows) for x in beam] == [[1, 2, 3], [1, 2, 3], [1, 2, 3], list(range(10))]
-    assert len(_reduce_turs2(proposals, 1, None)) == 1 and _reduce_turs2([], 3, None) == []
+    assert len(_reduce_turs2(proposals, 1, build)) == 1 and _reduce_turs2([], 3, build) == []
 
 
 def test_beam_reduction_keeps_the_best_of_each_coverage_cluster():

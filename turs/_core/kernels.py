@@ -97,7 +97,7 @@ def _grow_candidates_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local,
 
     The counts of a candidate ``S'`` inside the union of group g's rules (per bin, cumulated) are
     ``sum over g's subsets T of sign * |S' in every rule of T| + sum over groups J listing g of
-    w * |S' in J|``. The caller chooses the lists (``turs.search.UNION_COUNTS``), e.g.
+    w * |S' in J|``. The caller chooses the lists (``turs.search.state.UNION_COUNTS``), e.g.
     inclusion-exclusion (all subsets of g's rules, sign ``(-1)^(|T|+1)``, no pairs); pairs only
     (no subsets; J lists every group it shares a rule with, ``w = 1``); or single rules
     (each rule of g, sign 1) corrected by the pairs that share ``s >= 2`` rules,

@@ -1,0 +1,33 @@
+"""The search for a TURS model (thesis Section 3.5, Algorithms 3 and 4).
+
+Algorithm 3 (:func:`learn_rule_set`) adds rules while the MDL score (Eq. 3.20) decreases.
+Algorithm 4 (:func:`learn_single_rule`) grows the next rule with the diverse-patience
+dual-beam search:
+
+* main beam: candidates scored by the learning speed score ``r(S)`` (Eq. 3.21), bucketed by
+  ``|S'| / |S|`` into ``W`` patience intervals (Eq. 3.23), best per bucket, filtered by the
+  MDL local test of Eq. 3.22;
+* auxiliary beam: candidates scored by the complementary score ``R(S)`` (Eq. 3.24), which
+  ignores the overlap with the rule set, bucketed by ``|S' \\ M| / |S \\ M|``, filtered by
+  the local test on the uncovered instances (Eq. 3.25);
+* growing stops after ``k_stop`` consecutive iterations in which neither beam improved on
+  the previous iteration's best; the rule returned is the candidate with the best ``r``.
+
+The search is written once (:mod:`.beam`); the two variants, the thesis text
+(``search="thesis"``) and the authors' implementation's bookkeeping (``search="turs2"``), are
+policies (:mod:`.policies`). The data and the rule set are in :mod:`.state` (with the
+union-count switches ``turs.search.state.UNION_COUNTS`` and ``MAX_RULES_FOR_SUBSETS``), the
+candidates and their scored growths in :mod:`.growths`. Everything here is Python
+orchestration over the kernels of :mod:`turs._core.kernels`; the counts of all candidates of a
+base rule come from one pass per feature.
+"""
+from .beam import SEARCHES, SearchSettings, learn_rule_set, learn_single_rule, search_rule
+from .growths import TURS2_MIN_SPLIT, Candidate, Growths, empty_rule, score_growths
+from .policies import POLICIES, BeamPolicy, ThesisPolicy, Turs2Policy, _reduce, _reduce_turs2
+from .state import (RuleSetState, SearchData, _local_test_split_code, group_subsets, local_neighbours, local_subsets,
+                    union_count_mode, union_pairs, union_subsets)
+
+__all__ = ["SEARCHES", "SearchSettings", "learn_rule_set", "learn_single_rule", "search_rule", "TURS2_MIN_SPLIT",
+           "Candidate", "Growths", "empty_rule", "score_growths", "POLICIES", "BeamPolicy", "ThesisPolicy",
+           "Turs2Policy", "RuleSetState", "SearchData", "group_subsets", "local_neighbours", "local_subsets",
+           "union_count_mode", "union_pairs", "union_subsets"]

@@ -1,0 +1,182 @@
+"""Candidates and their growths: a (partial) rule during the search (:class:`Candidate`) and all
+one-literal growths of one base rule, scored by the kernels (:class:`Growths`,
+:func:`score_growths`; Algorithm 4, lines 7-15).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
+from .state import RuleSetState, SearchData, local_neighbours, local_subsets
+
+
+@dataclass
+class Candidate:
+    """A (partial) rule during the search; literals are ``(column, lo_bin, hi_bin)``."""
+
+    literals: tuple
+    value_ops: tuple
+    k_values: tuple
+    rows: np.ndarray
+    counts: np.ndarray
+    counts_uncovered: np.ndarray
+    model_bits: float
+    r: float = -np.inf
+    R: float = -np.inf
+    total_after: float = np.inf  # L(D, M + S)
+    bucket: int = -1
+    aux_bucket: int = -1
+    local_test: bool = True
+    aux_local_test: bool = True
+
+    @property
+    def coverage(self) -> int:
+        return int(self.rows.shape[0])
+
+    @property
+    def coverage_uncovered(self) -> int:
+        return int(self.counts_uncovered.sum())
+
+    @property
+    def key(self) -> tuple:
+        return tuple(sorted((int(j), int(a), int(b)) for j, a, b in self.literals))
+
+    def intervals(self, data: SearchData):
+        lo = np.zeros(data.d, dtype=np.int64)
+        hi = data.n_bins.copy()
+        for j, a, b in self.literals:
+            lo[j], hi[j] = a, b
+        return lo, hi
+
+
+def empty_rule(data: SearchData, state: "RuleSetState") -> Candidate:
+    counts = np.bincount(data.y, minlength=data.n_classes)
+    return Candidate((), (), (), data.all_rows, counts, state.else_counts.copy(), 0.0)
+
+
+# -------------------------------------------------------------------- candidates
+@dataclass
+class Growths:
+    """All one-literal growths of one base rule, scored (arrays over candidates)."""
+
+    base: Candidate
+    feat: np.ndarray
+    lo: np.ndarray
+    hi: np.ndarray
+    counts: np.ndarray
+    counts_unc: np.ndarray
+    cov: np.ndarray
+    cov_unc: np.ndarray
+    model_bits: np.ndarray
+    value_op: np.ndarray  # of the new / refined literal
+    later_k: np.ndarray | None  # (cand, k): new K_value of each literal after a refinement, -1 unchanged
+    later_vo: np.ndarray | None  # (cand, k): its new L_value_op
+    total_after: np.ndarray
+    r: np.ndarray
+    R: np.ndarray
+    local_test: np.ndarray
+    aux_local_test: np.ndarray
+    bucket: np.ndarray
+    aux_bucket: np.ndarray
+    splits_uncovered: np.ndarray | None = None  # search="turs2" only (_turs2_bucket_edges)
+
+    def key(self, i: int) -> tuple:
+        """The candidate's set of literals (the same rule reached from two bases is one rule)."""
+        j = int(self.feat[i])
+        lits = {lit[0]: lit for lit in self.base.literals}
+        lits[j] = (j, int(self.lo[i]), int(self.hi[i]))
+        return tuple(sorted(lits.values()))
+
+    def materialize(self, i: int, data: SearchData) -> Candidate:
+        base = self.base
+        j, a, b = int(self.feat[i]), int(self.lo[i]), int(self.hi[i])
+        lits = list(base.literals)
+        vops = list(base.value_ops)
+        kvs = list(base.k_values)
+        pos = [p for p, lit in enumerate(lits) if lit[0] == j]
+        if pos:
+            p = pos[0]
+            lits[p] = (j, a, b)
+            vops[p] = float(self.value_op[i])
+            if self.later_k is not None:
+                for q in np.flatnonzero(self.later_k[i] >= 0):
+                    kvs[q], vops[q] = int(self.later_k[i, q]), float(self.later_vo[i, q])
+        else:
+            lits.append((j, a, b))
+            vops.append(float(self.value_op[i]))
+            kvs.append(int(self._k_new[j]))
+        rows = _rows_in_interval(data.bins[j], base.rows, a, b)
+        return Candidate(
+            tuple(lits), tuple(vops), tuple(kvs), rows, self.counts[i].copy(),
+            self.counts_unc[i].copy(), float(self.model_bits[i]), float(self.r[i]),
+            float(self.R[i]), float(self.total_after[i]), int(self.bucket[i]),
+            int(self.aux_bucket[i]), bool(self.local_test[i]), bool(self.aux_local_test[i]),
+        )
+
+
+def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str,
+                  search: str = "thesis") -> Growths | None:
+    """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15)."""
+    data = state.data
+    d = data.d
+    present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
+    union = state.union_counts[present]
+    sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
+    nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
+    lo, hi = base.intervals(data)
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
+        data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
+        union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total)
+    # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
+    # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
+    k = len(base.literals)
+    header_old, header_new = data.header_bits(k)
+    base_vo = np.asarray(base.value_ops, dtype=float)
+    lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
+    scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
+    turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
+    (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
+     total_after, r, R, local, aux_local, bucket, aux_bucket, splits) = _finish_growths(
+        valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
+        lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
+        header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64, copy=False),
+        base.counts_uncovered.astype(np.int64, copy=False), state.else_counts.astype(np.int64, copy=False),
+        data.log2_regret,
+        state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
+        beam_width, *data.split_code(k, search), data.log2_int, turs2,
+        data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
+        _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT)
+    if feat.size == 0:
+        return None
+    if not has_ref:
+        later_k = later_vo = None
+    g = Growths(base, feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op,
+                later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket,
+                splits if turs2 else None)
+    g._k_new = k_split
+    return g
+
+
+TURS2_MIN_SPLIT = 2
+"""The fewest uncovered instances (``S \\ M``) each side of a cut must keep for the authors'
+search to consider it: ``min_sample_each_rule = 2`` in the configuration of their runs
+(``run_all.py``); with 1 their code does not reproduce those runs' scores on glass."""
+
+_BUCKET_EDGES: dict = {}  # width -> the reference's bucket edges, linspace(0, 1, W + 1)[1:]
+_NO_EDGES = np.zeros(0)
+
+
+def _turs2_bucket_edges(width: int) -> np.ndarray:
+    """The authors' patience-bucket edges ``linspace(0, 1, W + 1)[1:]``: a growth with coverage
+    ratio ``x`` falls in bucket ``searchsorted(edges, x)``, i.e. ``(w/W, (w+1)/W]`` (the thesis:
+    ``[w/W, (w+1)/W)``). The kernel also marks which growths leave at least
+    ``TURS2_MIN_SPLIT`` instances of the base's uncovered part ``S \\ M`` on each side of their
+    cut (that code skips a cut otherwise, for both beams)."""
+    edges = _BUCKET_EDGES.get(width)
+    if edges is None:
+        edges = _BUCKET_EDGES.setdefault(width, np.linspace(0, 1, width + 1)[1:])
+    return edges
+
+

@@ -1,0 +1,246 @@
+"""The data and the rule set the search works on: :class:`SearchData` (the training data as
+bins), :class:`RuleSetState` (the current rule set ``M`` with the counts every candidate score
+needs, and its MDL score, Eq. 3.20, by part) and the union-count lists of the growth kernel.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._core.codes import log2_factorial, universal_integer_code
+from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
+from .._core.regret import log2_regret_table
+from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
+
+# ------------------------------------------------------------------------------ data
+@dataclass
+class SearchData:
+    """What the search needs of the training data, as plain arrays."""
+
+    bins: np.ndarray  # (d, n) uint8
+    y: np.ndarray  # (n,) int64
+    n_bins: np.ndarray  # (d,) int64
+    binary: np.ndarray  # (d,) bool
+    n_classes: int
+    model_encoding: str = "thesis"  # see turs.mdl.literal_value_op_bits
+
+    def __post_init__(self):
+        self.turs2 = check_model_encoding(self.model_encoding) == 1
+        self.d, self.n = self.bins.shape
+        self.log2_regret = log2_regret_table(self.n, self.n_classes)
+        self.log2_d = math.log2(self.d)
+        cuts_per_column = np.maximum(self.n_bins - 1, 0)
+        self.n_cuts_total = int(cuts_per_column.sum())
+        # the local test's bits per column in the authors' code: log2 |cuts of X| + 2 (the side
+        # of the cut, one cut or two), and 1 bit for a column with a single cut point
+        self.turs2_split_bits = np.where(cuts_per_column > 1,
+                                         np.log2(np.maximum(cuts_per_column, 1)) + 2.0, 1.0)
+        self.all_rows = np.arange(self.n, dtype=np.int64)
+        self._header_cache: dict = {}  # k -> header_bits(k)
+        self._split_cache: dict = {}  # (k, search) -> split_code(k, search)
+        # each feature's smallest and largest bin (the data every first literal reaches)
+        self.bin_min = (self.bins.min(axis=1) if self.n else np.zeros(self.d)).astype(np.int64)
+        self.bin_max = (self.bins.max(axis=1) if self.n else np.zeros(self.d)).astype(np.int64)
+        with np.errstate(divide="ignore"):
+            self.log2_int = np.log2(np.arange(self.n + 1, dtype=float))  # log2 of counts
+        # rows sorted by bin, per feature: the rows in a bin interval are one slice
+        self.rows_by_bin = np.argsort(self.bins, axis=1, kind="stable").astype(np.int64)
+        counts = np.zeros((self.d, int(self.n_bins.max(initial=1)) + 1), dtype=np.int64)
+        for j in range(self.d):
+            counts[j, 1:] = np.bincount(self.bins[j], minlength=counts.shape[1] - 1)[: counts.shape[1] - 1]
+        self.bin_ptr = np.cumsum(counts, axis=1)
+
+    def header_bits(self, k: int) -> tuple[float, float]:
+        """``rule_header_bits`` for ``k`` and ``k + 1`` literals (0 for none, inf beyond ``d``),
+        computed once per ``k``."""
+        out = self._header_cache.get(k)
+        if out is None:
+            old = rule_header_bits(self.d, k, self.model_encoding) if k >= 1 else 0.0
+            new = rule_header_bits(self.d, k + 1, self.model_encoding) if k + 1 <= self.d else np.inf
+            out = self._header_cache[k] = (old, new)
+        return out
+
+    def split_code(self, k: int, search: str):
+        """:func:`_local_test_split_code` for a base of ``k`` literals, computed once per ``k``."""
+        out = self._split_cache.get((k, search))
+        if out is None:
+            out = self._split_cache[(k, search)] = _local_test_split_code(self, k, search)
+        return out
+
+    def rows_in_bins(self, j: int, a: int, b: int) -> np.ndarray:
+        """The rows whose bin of feature ``j`` lies in ``[a, b)`` (in no particular order)."""
+        return self.rows_by_bin[j, self.bin_ptr[j, a]:self.bin_ptr[j, b]]
+
+
+
+
+def _local_test_split_code(data: SearchData, k: int, search: str):
+    """``L_split`` of the local test, as the kernel takes it: per-column bits and a constant.
+
+    ``"thesis"`` (empty array): ``log2 K_col + log2 K_value(S, X)`` (Eq. 3.22). ``"turs2"``: what
+    the authors' implementation charges, ``log2 K_col + log2 |cuts of X| + 2`` (one bit for the
+    side of the cut, one for one cut or two; ``|cuts of X|`` is the column's whole candidate set,
+    not the ones that split ``S``; a column with a single cut point pays 1 bit in all) plus
+    ``L_univ(k + 1) - L_univ(k)`` for the longer rule.
+    """
+    if search == "turs2":
+        return data.turs2_split_bits, universal_integer_code(k + 1) - universal_integer_code(k)
+    return np.zeros(0), 0.0
+
+
+
+# ------------------------------------------------------------------------ rule set
+class RuleSetState:
+    """The current rule set ``M`` with everything the candidate scores need."""
+
+    def __init__(self, data: SearchData, rules: list):
+        self.data = data
+        self.rules = list(rules)
+        n, C = data.n, data.n_classes
+        K = len(self.rules)
+        covers = np.zeros((n, K), dtype=bool)
+        for i, r in enumerate(self.rules):
+            covers[r.rows, i] = True
+        self.covers = covers
+        self.group_of, self.group_masks = overlap_groups(covers)
+        G = len(self.group_masks)
+        # class counts per group; the union of group g's rules holds exactly the groups that
+        # share a rule with g, so its counts are a sum of group counts (float products of
+        # 0/1 and integer counts: exact)
+        in_group = self.group_of >= 0
+        group_counts = np.bincount(self.group_of[in_group] * C + data.y[in_group],
+                                   minlength=G * C).reshape(G, C).astype(float)
+        m = self.group_masks.astype(np.float32)
+        n_shared = m @ m.T  # rules shared by two groups (small integers: exact in float32)
+        self.union_counts = (n_shared > 0).astype(float) @ group_counts
+        self.union_mode = union_count_mode(G)
+        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode)
+        if self.union_mode == "subsets" and self.sub_ptr is None:
+            self.union_mode = "neighbours"  # a group has too many rules for its subsets
+        self.nbr_ptr, self.nbr_idx, self.nbr_w = union_pairs(n_shared, self.union_mode)
+        self.uncovered = self.group_of < 0
+        self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
+        self.else_n = int(self.else_counts.sum())
+        self.nll_covered = float(nll_bits(group_counts, self.union_counts).sum()) if G else 0.0
+        self.nll_else = float(nll_bits(self.else_counts, self.else_counts))
+        lr = data.log2_regret
+        self.regret_rules = float(sum(lr[r.coverage] for r in self.rules))
+        self.model_rules = float(sum(r.model_bits for r in self.rules))
+        self.K = K
+        self.total = (self.nll_covered + self.nll_else + self.regret_rules + lr[self.else_n]
+                      + universal_integer_code(K) + self.model_rules - log2_factorial(K))
+        # model-length constant of M + one more rule
+        self.model_next = universal_integer_code(K + 1) + self.model_rules - log2_factorial(K + 1)
+
+    @property
+    def coverage(self) -> int:
+        return int(self.data.n - self.else_n)
+
+    def parts(self) -> dict:
+        """The MDL score (Eq. 3.20) by part, named as :class:`turs.mdl.MDLBreakdown`: the data
+        code ``-log2`` of the ML likelihood (Eq. 3.6), the regrets of the rules and the else-rule
+        (Eq. 3.12) and the model code ``L(M)`` (Eq. 3.18); they add up to ``total``."""
+        lr = self.data.log2_regret
+        return {"data_bits": self.nll_covered + self.nll_else,
+                "regret_bits": self.regret_rules + float(lr[self.else_n]),
+                "model_bits": universal_integer_code(self.K) + self.model_rules - log2_factorial(self.K),
+                "total": self.total}
+
+
+MAX_RULES_FOR_SUBSETS = MAX_SUBSET_RULES
+"""Groups covered by more rules than this use the pairwise union counts (see the kernel)."""
+
+UNION_COUNTS = "auto"
+"""How the growth kernel counts a candidate inside the union of each overlap group's rules
+(``_grow_candidates``); all give the same counts (``tests/test_search.py``):
+
+- ``"rules"``: the counts in each of g's rules, minus ``s - 1`` times the counts in each group
+  sharing ``s >= 2`` rules with g;
+- ``"neighbours"``: the sum of the counts in the groups sharing a rule with g;
+- ``"subsets"``: inclusion-exclusion over the subsets of g's rules (when no group has more
+  than ``MAX_RULES_FOR_SUBSETS`` rules, else ``"neighbours"``);
+- ``"auto"`` (default): ``"rules"`` from ``RULES_MIN_GROUPS`` overlap groups, else
+  ``"neighbours"``.
+
+Work per bin: ``"neighbours"`` adds each present group to every group it shares a rule with,
+``"rules"`` only to those it shares two or more with (waveform fold 0, 31 rules, 808 groups:
+77 315 of 210 000 pairs), plus one pass over every group's rules. Fold-0 fits, 2-core
+machine, 2026-11-22, ``"rules"`` vs ``"neighbours"``: waveform 12.3 vs 12.6 s, magic 19.8 vs
+22.2, drybeans 17.9 vs 18.7 (333 to 1473 groups at the end); pendigits 5.2 vs 5.0 (137
+groups at the end: the pass over the rules costs more than it saves) and chess 0.64 vs 0.60.
+``"subsets"`` was slower than ``"neighbours"`` on every dataset we timed (fold 0,
+2026-11-22, 2 other jobs running): car 0.141 vs 0.136 s, chess 0.282 vs 0.265, pendigits
+5.93 vs 5.06, drybeans 11.4 vs 10.6, magic 34.1 vs 19.5."""
+
+RULES_MIN_GROUPS = 256
+"""Overlap groups from which ``UNION_COUNTS = "auto"`` counts by single rules (see above)."""
+
+
+def union_count_mode(n_groups: int) -> str:
+    """The union-count path for a rule set with ``n_groups`` overlap groups."""
+    if UNION_COUNTS == "auto":
+        return "rules" if n_groups >= RULES_MIN_GROUPS else "neighbours"
+    return UNION_COUNTS
+
+
+def union_subsets(masks: np.ndarray, mode: str):
+    """The rule-subset lists of each overlap group for a union-count ``mode`` (``(ptr, idx,
+    sign, n_subsets)``, or Nones when the mode uses none): its single rules (``"rules"``), or
+    every non-empty subset with the inclusion-exclusion sign (``"subsets"``,
+    :func:`group_subsets`)."""
+    if mode == "rules":
+        ptr = np.concatenate([[0], np.cumsum(masks.sum(axis=1))]).astype(np.int64)
+        idx = np.nonzero(masks)[1].astype(np.int64)
+        return ptr, idx, np.ones(len(idx)), masks.shape[1]
+    if mode == "subsets":
+        return group_subsets(masks)
+    return None, None, None, 0
+
+
+def union_pairs(n_shared: np.ndarray, mode: str):
+    """The weighted pair lists of each overlap group for a union-count ``mode`` (CSR ``ptr,
+    idx, w``): the groups sharing ``s >= 2`` rules with weight ``-(s - 1)`` (``"rules"``), none
+    (``"subsets"``), or every group sharing a rule, weight 1 (``"neighbours"``)."""
+    if mode == "rules":
+        pairs, weight = n_shared >= 2, 1.0 - n_shared
+    elif mode == "subsets":
+        pairs, weight = np.zeros(n_shared.shape, dtype=bool), n_shared
+    else:
+        pairs, weight = n_shared > 0, np.ones_like(n_shared)
+    ptr = np.concatenate([[0], np.cumsum(pairs.sum(axis=1))]).astype(np.int64)
+    rows, cols = np.nonzero(pairs)
+    return ptr, cols.astype(np.int64), weight[rows, cols].astype(float)
+
+
+def group_subsets(masks: np.ndarray):
+    """CSR lists of the non-empty subsets of each overlap group's rules, with signs.
+
+    ``counts(S' outside the union of g's rules)`` follows by inclusion-exclusion from the
+    counts of ``S'`` in every intersection ``T`` of g's rules, and those are sums over the
+    groups that contain ``T``. Returns ``(ptr, idx, sign, n_subsets)`` (``_group_subsets``),
+    or Nones when a group has more than ``MAX_RULES_FOR_SUBSETS`` rules.
+    """
+    G = len(masks)
+    if G == 0:
+        return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+    if masks.sum(axis=1).max() > MAX_RULES_FOR_SUBSETS:
+        return None, None, None, 0
+    return _group_subsets(np.ascontiguousarray(masks, dtype=np.bool_))
+
+
+def local_neighbours(state: "RuleSetState", present: np.ndarray):
+    """The weighted pair lists of the groups ``present`` in a base rule, restricted to those
+    groups and renumbered locally (CSR ``ptr, idx, w``)."""
+    if len(present) == 0:
+        return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0)
+    return _local_neighbours(state.nbr_ptr, state.nbr_idx, state.nbr_w, present, len(state.group_masks))
+
+
+def local_subsets(state: "RuleSetState", present: np.ndarray):
+    """The subset lists of the groups ``present``, renumbered locally."""
+    if state.sub_ptr is None or len(present) == 0:
+        return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
+    return _local_subsets(state.sub_ptr, state.sub_idx, state.sub_sign, present, state.n_sub)
+
