@@ -20,7 +20,7 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _estimator_helpers import covers_by_row, union_estimate
+from _estimator_helpers import categorical_data, covers_by_row, gap_data, union_estimate
 from turs import Condition, SearchTrace, TURSClassifier, mdl_score
 
 
@@ -37,47 +37,14 @@ def iris_model(iris):
     return TURSClassifier(record_trace=True).fit(X, y)
 
 
-def _gap_data(seed=1, n=700):
-    """3 numeric columns; class 'a' where u < 0.3, 'b' where v > 0.7, else 'c', 10% noise.
-
-    The corner u < 0.3 and v > 0.7 holds no training row, so a test row there can be covered
-    by an 'a' rule and a 'b' rule at once although no training row is.
-    """
-    rng = np.random.default_rng(seed)
-    X = rng.uniform(0, 1, (n, 3))
-    gap = (((X[:, 0] > 0.25) & (X[:, 0] < 0.35)) | ((X[:, 1] > 0.65) & (X[:, 1] < 0.75))
-           | ((X[:, 0] < 0.3) & (X[:, 1] > 0.7)))
-    X = X[~gap]
-    y = np.where(X[:, 0] < 0.3, "a", np.where(X[:, 1] > 0.7, "b", "c")).astype(object)
-    flip = rng.random(len(y)) < 0.1
-    y[flip] = rng.choice(["a", "b", "c"], flip.sum())
-    return pd.DataFrame(X, columns=["u", "v", "w"]), y
-
-
 @pytest.fixture(scope="module")
 def gap():
-    X, y = _gap_data(seed=1, n=800)  # a sample whose fit has a training overlap as well
+    X, y = gap_data(seed=1, n=800)  # a sample whose fit has a training overlap as well
     model = TURSClassifier().fit(X, y)
     g = np.linspace(0.0, 1.0, 21)
     uu, vv = np.meshgrid(g, g)
     X_test = pd.DataFrame({"u": uu.ravel(), "v": vv.ravel(), "w": 0.5})
     return X, y, model, X_test
-
-
-def _categorical_data(seed=1, n=400):
-    rng = np.random.default_rng(seed)
-    color = rng.choice(["red", "green", "blue"], n)
-    shape = rng.choice(["circle", "square"], n)
-    size = rng.uniform(0, 10, n)
-    y = np.where(color == "red", "hot", np.where((shape == "square") & (size > 5), "big", "other"))
-    flip = rng.random(n) < 0.05
-    y[flip] = rng.choice(["hot", "big", "other"], flip.sum())
-    X = pd.DataFrame({
-        "color": pd.Categorical(color, categories=["blue", "green", "red"]),
-        "shape": pd.Series(shape, dtype=object),
-        "size": size,
-    })
-    return X, y
 
 
 # ------------------------------------------------------------ 1. scikit-learn checks
@@ -295,7 +262,7 @@ def test_json_round_trip(which, iris, monkeypatch):
         X, y = iris
         y = np.array(["setosa", "versicolor", "virginica"], dtype=object)[y]
     else:
-        X, y = _categorical_data()
+        X, y = categorical_data()
     model = TURSClassifier(record_trace=True, beam_width=5).fit(X, y)
     s = model.to_json()
     json.loads(s)  # plain JSON
@@ -344,7 +311,7 @@ def test_inf_in_array(iris):
 
 
 def test_missing_category_names_column_and_row():
-    X, y = _categorical_data()
+    X, y = categorical_data()
     X = X.copy()
     X["shape"] = X["shape"].astype(object)
     X.loc[4, "shape"] = None
@@ -375,6 +342,23 @@ def test_wrong_column_count_at_predict(iris):
         model.predict(X.iloc[:, :3])
 
 
+def test_duplicated_column_names(iris):
+    # pandas would fail deep inside (X["a"] is then a frame); the check names the duplicates
+    X, y = iris
+    dup = X.set_axis(["a", "b", "a", "b"], axis=1)
+    message = r"X has duplicated column names: \['a', 'b'\]\. Every column needs its own name"
+    with pytest.raises(ValueError, match=message):
+        TURSClassifier().fit(dup, y)
+    model = TURSClassifier(max_rules=1).fit(X, y)
+    with pytest.raises(ValueError, match=message):
+        model.predict(dup)
+    with pytest.raises(ValueError, match=message):
+        mdl_score(model.rules_, dup, y)
+    one = X.set_axis(["a", "b", "c", "c"], axis=1)
+    with pytest.raises(ValueError, match=r"duplicated column names: \['c'\]"):
+        TURSClassifier().fit(one, y)
+
+
 def test_datetime_column():
     X = pd.DataFrame({"when": pd.date_range("2020-01-01", periods=20), "x": np.arange(20.0)})
     y = np.arange(20) % 2
@@ -383,7 +367,7 @@ def test_datetime_column():
 
 
 def test_unseen_level_at_predict():
-    X, y = _categorical_data()
+    X, y = categorical_data()
     model = TURSClassifier(beam_width=3).fit(X, y)
     X_new = X.iloc[:6].copy()
     X_new["shape"] = X_new["shape"].astype(object)
@@ -427,7 +411,7 @@ def test_predict_before_fit():
 
 # ----------------------------------------------------------------- 9. categorical
 def test_categorical_columns():
-    X, y = _categorical_data()
+    X, y = categorical_data()
     model = TURSClassifier().fit(X, y)
     onehot = [c for r in model.rules_ for c in r.conditions if c.is_onehot]
     assert onehot, f"expected a rule on a categorical column:\n{model}"

@@ -1,19 +1,19 @@
 """``TURSClassifier``: the scikit-learn estimator around the TURS search."""
 from __future__ import annotations
 
-import base64
-import json
 import math
 import numbers
-import warnings
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
+from . import model_file
+from .model_file import pattern_counts, union_counts
+from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
-from .mdl import MODEL_ENCODINGS, MDLBreakdown, cover_matrix, score_literals
+from .mdl import MODEL_ENCODINGS, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .trace import SearchTrace
@@ -102,8 +102,13 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     else_rule_ : ElseRule
     classes_, n_features_in_, feature_names_in_ (DataFrame input only)
     mdl_score_ : float, the MDL score of the learned rule set on the training data (bits)
-    mdl_breakdown_ : MDLBreakdown
+        (NaN for a model read from a file whose ``mdl_breakdown`` is null, e.g. edited rules)
+    mdl_breakdown_ : MDLBreakdown or None
     trace_ : SearchTrace or None
+
+    Prediction needs, besides the rules, only the class counts of the training rows per cover
+    pattern (which rules cover a row): ``to_json`` writes those and nothing row-level
+    (:mod:`turs.model_file`).
     """
 
     score = _ScoreParameter()
@@ -208,16 +213,19 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                 bar.close()
         self._search_total_ = state.total
         self._literals_ = [[self._to_threshold(j, a, b) for j, a, b in r.literals] for r in state.rules]
-        self._bin_literals_ = [[(int(j), int(a), int(b)) for j, a, b in r.literals] for r in state.rules]
-        self._y_train_ = y_codes
         covers = cover_matrix(self._literals_, Xe)
+        # What prediction reads: the class counts per cover pattern (the one path of a fitted
+        # and of a loaded model). The row-level covers and labels stay in memory for the
+        # explorer's coverage plots; they are never written to a model file.
+        self._patterns_, self._pattern_counts_ = pattern_counts(covers, y_codes, len(self.classes_))
+        self._y_train_ = y_codes
         self._train_covers_ = np.packbits(covers, axis=0)
         self._n_train_ = len(y_codes)
         self.mdl_breakdown_ = score_literals(self._literals_, Xe, y_codes, len(self.classes_),
                                              [c.cuts for c in self.encoder_.columns_], self.encoder_.binary_,
                                              self.model_encoding)
         self.mdl_score_ = self.mdl_breakdown_.total
-        self._build_rules(covers)
+        self._build_rules()
         self.trace_ = None
         if self.record_trace:
             self.trace_ = SearchTrace(searches, initial, len(y_codes), self.encoder_.names_,
@@ -252,20 +260,19 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
             }
         return describe
 
-    def _build_rules(self, covers):
-        C = len(self.classes_)
-        y = self._y_train_
+    def _build_rules(self):
+        """``rules_`` and ``else_rule_`` from ``_literals_`` and the pattern counts."""
         classes = tuple(_json_label(c) for c in self.classes_)
+        patterns, counts = self._patterns_, self._pattern_counts_
         rules = []
         for i, lits in enumerate(self._literals_):
-            counts = np.bincount(y[covers[:, i]], minlength=C)
             conds = tuple(self._condition(*t) for t in lits)
-            rules.append(Rule(conds, tuple(int(v) for v in counts), classes))
+            rule_counts = counts[patterns[:, i]].sum(axis=0)  # the rule's whole cover (Eq. 3.3)
+            rules.append(Rule(conds, tuple(int(v) for v in rule_counts), classes))
         self.rules_ = tuple(rules)
-        unc = ~covers.any(axis=1)
-        else_counts = np.bincount(y[unc], minlength=C)
+        else_counts = counts[~patterns.any(axis=1)].sum(axis=0)
         self.else_rule_ = ElseRule(tuple(int(v) for v in else_counts), classes,
-                                   tuple(int(v) for v in np.bincount(y, minlength=C)))
+                                   tuple(int(v) for v in counts.sum(axis=0)))
         self._else_probs_ = self.else_rule_.probabilities
 
     # -------------------------------------------------------------------- predict
@@ -280,17 +287,13 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         return cover_matrix(self._literals_, Xe)
 
     def _union_probs(self, patterns: np.ndarray) -> np.ndarray:
-        """Class distribution of the union of the training covers of each pattern's rules (Eq. 3.5)."""
-        C = len(self.classes_)
-        train = np.unpackbits(self._train_covers_, axis=0, count=self._n_train_).astype(bool)
-        out = np.empty((len(patterns), C))
-        for p, pat in enumerate(patterns):
-            if not pat.any():
-                out[p] = self._else_probs_
-                continue
-            union = train[:, pat].any(axis=1)
-            counts = np.bincount(self._y_train_[union], minlength=C)
-            out[p] = counts / counts.sum()
+        """Class distribution of the union of the training covers of each pattern's rules (Eq. 3.5);
+        the else-rule's for the empty pattern."""
+        counts = union_counts(patterns, self._patterns_, self._pattern_counts_)
+        out = np.empty(counts.shape)
+        empty = ~patterns.any(axis=1)
+        out[empty] = self._else_probs_
+        out[~empty] = counts[~empty] / counts[~empty].sum(axis=1, keepdims=True)
         return out
 
     def predict_proba(self, X, overlap="union", random_state=None):
@@ -328,7 +331,6 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         """Per row: which rules cover it and why its class distribution is what it is."""
         covers = self.apply(X)
         probs = self.predict_proba(X)
-        train = np.unpackbits(self._train_covers_, axis=0, count=self._n_train_).astype(bool)
         rows = []
         for i in range(covers.shape[0]):
             idx = np.flatnonzero(covers[i])
@@ -338,7 +340,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
             elif len(idx) == 1:
                 why = f"only rule {idx[0] + 1} covers it ({self.rules_[idx[0]].coverage} training instances): {p}"
             else:
-                n_union = int(train[:, idx].any(axis=1).sum())
+                n_union = int(union_counts(covers[i:i + 1], self._patterns_, self._pattern_counts_).sum())
                 names = ", ".join(str(k + 1) for k in idx)
                 why = (f"rules {names} cover it: the class distribution of the {n_union} training "
                        f"instances in the union of their covers: {p}")
@@ -349,7 +351,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     def __str__(self):
         if not hasattr(self, "rules_"):
             return self.__repr__()
-        lines = [f"TURS rule set: {len(self.rules_)} rules, MDL score {self.mdl_score_:.2f} bits"]
+        score = (f"MDL score {self.mdl_score_:.2f} bits" if self.mdl_breakdown_ is not None
+                 else "MDL score not stored (score it with turs.mdl_score)")
+        lines = [f"TURS rule set: {len(self.rules_)} rules, {score}"]
         for i, r in enumerate(self.rules_):
             lines.append(f"{i + 1:>3}. {r}")
         lines.append(f"     {self.else_rule_}")
@@ -357,51 +361,15 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------------ json
     def to_json(self) -> str:
-        """The fitted model as JSON (no pickle); ``TURSClassifier.from_json`` reads it back."""
+        """The fitted model as JSON (format ``turs-model/2``, no pickle, no training rows);
+        ``TURSClassifier.from_json`` reads it back. See :mod:`turs.model_file`."""
         check_is_fitted(self, "rules_")
-        d = {
-            "format": "turs-model/1",
-            "params": self.get_params(),
-            "classes": [_json_label(c) for c in self.classes_],
-            "n_features_in": int(self.n_features_in_),
-            "feature_names_in": list(getattr(self, "feature_names_in_", [])) or None,
-            "encoder": self.encoder_.to_dict(),
-            "bin_literals": self._bin_literals_,
-            "y_train": base64.b64encode(self._y_train_.astype(np.int32).tobytes()).decode(),
-            "train_covers": base64.b64encode(self._train_covers_.tobytes()).decode(),
-            "train_covers_shape": list(self._train_covers_.shape),
-            "n_train": int(self._n_train_),
-            "mdl_breakdown": self.mdl_breakdown_.to_dict(),
-            "trace": self.trace_.to_dict() if self.trace_ is not None else None,
-        }
-        return json.dumps(d)
+        return model_file.dumps(self)
 
     @classmethod
     def from_json(cls, s: str) -> "TURSClassifier":
-        d = json.loads(s)
-        if d.get("format") != "turs-model/1":
-            raise ValueError("This JSON is not a TURS model written by TURSClassifier.to_json().")
-        m = cls(**d["params"])
-        m.classes_ = np.asarray(d["classes"])
-        m.n_features_in_ = d["n_features_in"]
-        if d["feature_names_in"]:
-            m.feature_names_in_ = np.asarray(d["feature_names_in"], dtype=object)
-        m.encoder_ = FeatureEncoder.from_dict(d["encoder"])
-        m._bin_literals_ = [[tuple(l) for l in r] for r in d["bin_literals"]]
-        m._literals_ = [[m._to_threshold(j, a, b) for j, a, b in r] for r in m._bin_literals_]
-        m._y_train_ = np.frombuffer(base64.b64decode(d["y_train"]), dtype=np.int32).astype(np.int64)
-        m._train_covers_ = np.frombuffer(base64.b64decode(d["train_covers"]), dtype=np.uint8).reshape(
-            d["train_covers_shape"]).copy()
-        m._n_train_ = d["n_train"]
-        bd = dict(d["mdl_breakdown"])
-        bd["rule_model_bits"] = tuple(bd["rule_model_bits"])
-        bd["rule_regret_bits"] = tuple(bd["rule_regret_bits"])
-        m.mdl_breakdown_ = MDLBreakdown(**bd)
-        m.mdl_score_ = m.mdl_breakdown_.total
-        covers = np.unpackbits(m._train_covers_, axis=0, count=m._n_train_).astype(bool)
-        m._build_rules(covers)
-        m.trace_ = SearchTrace.from_dict(d["trace"]) if d["trace"] else None
-        return m
+        """A model from ``to_json``'s text, every field checked first (ValueError naming it)."""
+        return model_file.loads(cls, s)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -419,119 +387,3 @@ def _finite(v):
 
 def _json_label(c):
     return c.item() if isinstance(c, np.generic) else c
-
-
-def _check_y(y, n):
-    if y is None:
-        raise ValueError("TURSClassifier requires y to be passed, but the target y is None.")
-    y = np.asarray(y)
-    if y.ndim == 2 and y.shape[1] == 1:
-        warnings.warn("A column-vector y was passed when a 1d array was expected; it is raveled.",
-                      category=_data_conversion_warning())
-        y = y.ravel()
-    if y.ndim != 1:
-        raise ValueError(f"y must be 1-dimensional (one label per row). Got shape {y.shape}.")
-    if len(y) != n:
-        raise ValueError(f"X has {n} rows but y has {len(y)} labels; they must match.")
-    if y.dtype.kind == "f":
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or inf; remove those rows or fill the labels.")
-        if not np.all(y == np.round(y)):
-            raise ValueError(
-                "Unknown label type: continuous. TURSClassifier is a classifier; y must hold class labels."
-            )
-    if y.dtype.kind == "O":
-        if pd.isna(pd.Series(y)).any():
-            raise ValueError("y contains missing labels; remove those rows or fill the labels.")
-    return y
-
-
-def _data_conversion_warning():
-    from sklearn.exceptions import DataConversionWarning
-
-    return DataConversionWarning
-
-
-def _as_frame(X, fitted) -> pd.DataFrame:
-    """Validate ``X`` and return it as a DataFrame with string column names."""
-    if X is None:
-        raise ValueError("X is None; pass a 2-D table of features.")
-    if isinstance(X, pd.DataFrame):
-        df = X
-        has_names = all(isinstance(c, str) for c in X.columns)
-    else:
-        if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
-            raise TypeError("Sparse input is not supported by TURSClassifier; pass a dense array, e.g. X.toarray().")
-        arr = np.asarray(X)
-        if arr.dtype.kind == "c":
-            raise ValueError("Complex data not supported; pass real-valued features.")
-        if arr.ndim == 1:
-            raise ValueError(
-                "Expected 2D array, got 1D array instead. Reshape your data either using "
-                "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
-                "if it contains a single sample."
-            )
-        if arr.ndim != 2:
-            raise ValueError(f"X must be 2-dimensional. Got an array with shape {arr.shape}.")
-        names = (list(fitted.feature_names_in_) if fitted is not None and hasattr(fitted, "feature_names_in_")
-                 else [f"x{j}" for j in range(arr.shape[1])])
-        if len(names) != arr.shape[1]:
-            names = [f"x{j}" for j in range(arr.shape[1])]
-        df = pd.DataFrame(arr, columns=names)
-        if arr.dtype.kind == "O":
-            df = df.infer_objects()
-        has_names = False
-    if fitted is not None:
-        fitted_names = getattr(fitted, "feature_names_in_", None)
-        if has_names and fitted_names is None and isinstance(X, pd.DataFrame):
-            warnings.warn(f"X has feature names, but {type(fitted).__name__} was fitted without feature names")
-        elif not has_names and fitted_names is not None and not isinstance(X, pd.DataFrame):
-            warnings.warn(f"X does not have valid feature names, but {type(fitted).__name__} was fitted with feature names")
-        elif has_names and fitted_names is not None and list(X.columns) != list(fitted_names):
-            raise ValueError(
-                "The feature names should match those that were passed during fit.\n"
-                f"Fitted with: {list(fitted_names)}\nGot: {list(X.columns)}"
-            )
-        if df.shape[1] != fitted.n_features_in_:
-            raise ValueError(
-                f"X has {df.shape[1]} features, but {type(fitted).__name__} is expecting "
-                f"{fitted.n_features_in_} features as input."
-            )
-        if not has_names and fitted_names is None:
-            df = df.set_axis([f"x{j}" for j in range(df.shape[1])], axis=1)
-        elif not has_names:
-            df = df.set_axis(list(fitted_names), axis=1)
-    else:
-        if not has_names:
-            df = df.set_axis([f"x{j}" for j in range(df.shape[1])], axis=1)
-    if df.shape[0] == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={df.shape}) while a minimum of 1 is required.")
-    if df.shape[1] == 0:
-        raise ValueError(f"Found array with 0 feature(s) (shape={df.shape}) while a minimum of 1 is required.")
-    for col in df.columns:
-        s = df[col]
-        kind = s.dtype.kind
-        if kind in "mM" or isinstance(s.dtype, pd.DatetimeTZDtype):
-            raise ValueError(
-                f"Column '{col}' has the type {s.dtype}, which cannot be encoded; convert it to a "
-                "number (e.g. days since a date) or to categories."
-            )
-        if kind == "c":
-            raise ValueError("Complex data not supported; pass real-valued features.")
-        if pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype):
-            v = s.to_numpy(dtype=float)
-            bad = ~np.isfinite(v)
-            if bad.any():
-                i = int(np.argmax(bad))
-                raise ValueError(
-                    f"Input X contains NaN or inf: column '{col}' has {v[i]} at row {i} "
-                    f"({int(bad.sum())} such values in the column). Impute or drop them before fitting."
-                )
-        else:
-            if s.isna().any():
-                i = int(np.argmax(s.isna().to_numpy()))
-                raise ValueError(
-                    f"Input X contains NaN: column '{col}' has a missing value at row {i}. "
-                    "Fill it (e.g. with a 'missing' level) or drop the row."
-                )
-    return df

@@ -149,9 +149,37 @@ def _bound(cut: float, op: str, op_at_value: str) -> tuple[str, str]:
     """``(operator, value)`` of a bound as printed: ``(op, cut)``, or ``(op_at_value, v)`` for a
     cut just above a value ``v`` (``np.nextafter(v, inf)``, the cut between two equal data
     values, :func:`turs.encoding.candidate_cuts`): ``x < 3.0000000000000004`` reads ``x <= 3``."""
+    op, value = _exact_bound(cut, op, op_at_value)
+    return op, _fmt(value)
+
+
+def _exact_bound(cut: float, op: str, op_at_value: str) -> tuple[str, float]:
+    """:func:`_bound` with the exact value: ``(op, cut)`` or ``(op_at_value, v)``."""
     below = float(np.nextafter(cut, -np.inf))
     just_above = below == 0.0 or (float(f"{below:.12g}") == below and float(f"{cut:.12g}") != cut)
-    return (op_at_value, _fmt(below)) if just_above else (op, _fmt(cut))
+    return (op_at_value, below) if just_above else (op, float(cut))
+
+
+#: The operators of a bound on a numeric column, as a condition prints them: a lower bound
+#: reads ``x >= v`` or ``x > v``, an upper bound ``x < v`` or ``x <= v``.
+LOWER_OPS = (">=", ">")
+UPPER_OPS = ("<", "<=")
+
+
+def bound_of_cut(cut: float, side: str) -> tuple[str, float]:
+    """A :class:`Condition`'s ``low`` (``side="lower"``, ``x >= cut``) or ``high`` (``"upper"``,
+    ``x < cut``) as the operator and exact value it prints with: ``("<=", 3.0)`` for the cut
+    ``np.nextafter(3.0, inf)``. :func:`cut_of_bound` is the inverse."""
+    return _exact_bound(cut, *(LOWER_OPS if side == "lower" else UPPER_OPS))
+
+
+def cut_of_bound(op: str, value: float) -> float:
+    """The cut of ``x op value``: ``x > v`` is ``x >= nextafter(v, inf)``, ``x <= v`` is
+    ``x < nextafter(v, inf)`` (exact on floats); ``>=`` and ``<`` keep ``v``."""
+    if op not in LOWER_OPS + UPPER_OPS:
+        raise ValueError(f"A bound's operator must be one of {LOWER_OPS + UPPER_OPS}. Got {op!r}.")
+    value = float(value)
+    return float(np.nextafter(value, np.inf)) if op in (">", "<=") else value
 
 
 def _jsonable(v):

@@ -252,9 +252,17 @@ class TraceView:
     def _training_covers(self, n_rules: int):
         """(n, n_rules) bool training covers of the first rules, or None when unknown."""
         m = self.model
-        if m is not None and hasattr(m, "_train_covers_"):
+        if m is not None and hasattr(m, "_train_covers_"):  # a fitted model keeps its training covers
             covers = np.unpackbits(m._train_covers_, axis=0, count=m._n_train_).astype(bool)
             return covers[:, :n_rules], np.asarray(m._y_train_)
+        if m is not None and not self.has_data and hasattr(m, "_patterns_"):
+            # a model read from a file has no training rows, only the class counts per cover
+            # pattern: one stand-in row per (pattern, class) count gives the same class counts
+            # for any set of rules (the else-rule's here)
+            P, C = m._pattern_counts_.shape
+            reps = m._pattern_counts_.ravel()
+            covers = np.repeat(np.repeat(m._patterns_, C, axis=0), reps, axis=0)
+            return covers[:, :n_rules], np.repeat(np.tile(np.arange(C), P), reps)
         if self.has_data:
             rules = [c["literals"] for c in self.accepted_before(self.n_searches)][:n_rules]
             covers = np.zeros((len(self.y_codes), len(rules)), dtype=bool)
