@@ -214,33 +214,39 @@ def scaling(out_dir: Path, timeout: int):
 
 
 def plot_scaling(df, out_dir: Path):
-    """``figures/scaling.png`` from the table ``scaling()`` measured (``figures/scaling.csv``)."""
+    """``figures/scaling.png`` from the table ``scaling()`` measured (``figures/scaling.csv``),
+    drawn with the project's style (``turs.style``: Okabe-Ito colours, 11-pt text, 150 dpi)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    from turs import style
+
+    style.apply()
+    colours = [style.OKABE_ITO[c] for c in ("blue", "orange", "bluish green", "vermillion")]
+    markers = ["o", "s", "^", "D"]
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4.6))
     gn = df[df.study == "n"]
     for ax, col, title in ((axes[0], "fit_s", "fit time against n"),
-                           (axes[1], "fit_s_per_search", "fit time per rule search against n")):
+                           (axes[1], "fit_s_per_search", "fit time per rule search\nagainst n")):
         for i, (name, g) in enumerate(gn.groupby("dataset")):
-            color = f"C{i}"
-            ax.loglog(g.n, g[col], "o-", color=color, label=name)
+            color, marker = colours[i % len(colours)], markers[i % len(markers)]
+            ax.loglog(g.n, g[col], marker=marker, linestyle="-", color=color, label=name)
             # a line through the dataset's smallest sample with slope 1: linear growth
             ax.loglog(g.n, g[col].iloc[0] * g.n / g.n.iloc[0], ":", color=color,
                       label=f"{name}: linear in n")
-        ax.set(xlabel="training rows n (subsample of fold 0)", ylabel="seconds", title=title)
-        ax.legend(fontsize=8)
+        ax.set(xlabel="training rows n\n(subsample of fold 0)", ylabel="seconds", title=title)
+        ax.legend()
     for name, g in gn.groupby("dataset"):
-        axes[0].annotate(f"{int(g.rules.iloc[-1])} rules", (g.n.iloc[-1], g.fit_s.iloc[-1]), fontsize=8,
-                         textcoords="offset points", xytext=(-40, 6))
+        axes[0].annotate(f"{int(g.rules.iloc[-1])} rules", (g.n.iloc[-1], g.fit_s.iloc[-1]),
+                         textcoords="offset points", xytext=(-60, 6))
     g = df[df.study == "d"]
-    axes[2].plot(g.d, g.fit_s, "o-", label="musk")
-    axes[2].set(xlabel="number of features d (first d columns)", ylabel="fit seconds", title="fit time against d")
+    axes[2].plot(g.d, g.fit_s, marker="o", linestyle="-", color=colours[0], label="musk")
+    axes[2].set(xlabel="number of features d\n(first d columns)", ylabel="fit seconds", title="fit time against d")
     axes[2].legend()
     fig.tight_layout()
-    fig.savefig(out_dir / "scaling.png", dpi=150)
+    style.save(fig, out_dir, "scaling", formats=("png",))
     plt.close(fig)
     print(df.round(3).to_string(index=False))
     print(f"saved {out_dir / 'scaling.png'}")

@@ -15,15 +15,19 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.patches import Rectangle
 
+from .. import style
+
 FIGSIZE = (5.4, 4.2)
-DPI = 80
+DPI = 100
 MARGINS = dict(left=0.14, right=0.97, bottom=0.12, top=0.88)
 SCATTER_FIGSIZE = (6.6, 4.2)  # room on the right for the class legend, outside the boxes
 SCATTER_MARGINS = dict(left=0.12, right=0.78, bottom=0.12, top=0.88)
-RULE_COLOR = "#555555"
-CANDIDATE_COLOR = "#d62728"
-CURRENT_COLOR = "#ff7f0e"
-CLASS_COLORS = ["#1f77b4", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"]
+# the colours of the figures (turs.style): rules, candidate, current step, TURS' trajectory, classes
+RULE_COLOR = style.RULE
+CANDIDATE_COLOR = style.CANDIDATE
+CURRENT_COLOR = style.HIGHLIGHT
+TRAJECTORY_COLOR = style.algorithm_style("turs").color
+CLASS_COLORS = style.class_colors()
 
 
 def _png(fig: Figure) -> bytes:
@@ -44,11 +48,11 @@ def mdl_png(view, k: int, candidate: dict | None) -> bytes:
     traj = view.trajectory()
     fig = Figure(figsize=FIGSIZE)
     ax = fig.add_subplot()
-    ax.plot(traj["coverage"], traj["mdl"], "-o", color="#1f77b4", ms=4, lw=1.2, label="rule set after each rule")
+    ax.plot(traj["coverage"], traj["mdl"], "-o", color=TRAJECTORY_COLOR, ms=4, lw=1.2, label="rule set after each rule")
     for _, row in traj.iterrows():
         if len(traj) <= 12 or row["n_rules"] % 5 == 0:
             ax.annotate(str(int(row["n_rules"])), (row["coverage"], row["mdl"]), textcoords="offset points",
-                        xytext=(3, 4), fontsize=7, color="#1f77b4")
+                        xytext=(3, 4), fontsize=7, color=TRAJECTORY_COLOR)
     s = view.search(k)
     x0, y0 = view.coverage_before(k), view.mdl_before(k)
     ax.plot([x0], [y0], "o", ms=10, mfc="none", mec=CURRENT_COLOR, mew=2, label=f"before rule search {k + 1}")

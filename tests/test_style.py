@@ -1,0 +1,207 @@
+"""turs.style: one colour-blind-safe style per algorithm and class, and readable saved figures.
+
+The measure: :func:`turs.style.color_distance`, the smallest CIEDE2000 difference between two
+colours over normal vision and simulated protanopia, deuteranopia and tritanopia (Machado et
+al. 2009). Two styles count as distinct when that distance is at least 10 (well above the
+~2.3 of a just-noticeable difference) or when both their markers and their line styles differ.
+"""
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import matplotlib
+import numpy as np
+import pandas as pd
+import pytest
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+
+from turs import style  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def distinct(a: style.Style, b: style.Style) -> bool:
+    return (style.color_distance(a.color, b.color) >= style.MIN_COLOR_DISTANCE
+            or (a.marker != b.marker and a.linestyle != b.linestyle))
+
+
+# ------------------------------------------------------------------ colour science
+@pytest.mark.parametrize("lab1, lab2, expected", [
+    # Sharma, Wu & Dalal (2005), Table 1, pairs 1, 7, 17, 18, 19, 20
+    ((50.0, 2.6772, -79.7751), (50.0, 0.0, -82.7485), 2.0425),
+    ((50.0, 0.0, 0.0), (50.0, -1.0, 2.0), 2.3669),
+    ((50.0, 2.5, 0.0), (73.0, 25.0, -18.0), 27.1492),
+    ((50.0, 2.5, 0.0), (61.0, -5.0, 29.0), 22.8977),
+    ((50.0, 2.5, 0.0), (56.0, -27.0, -3.0), 31.9030),
+    ((50.0, 2.5, 0.0), (58.0, 24.0, 15.0), 19.4535),
+])
+def test_ciede2000_reference_values(lab1, lab2, expected):
+    assert style.delta_e2000(lab1, lab2) == pytest.approx(expected, abs=5e-5)
+    assert style.delta_e2000(lab2, lab1) == pytest.approx(expected, abs=5e-5)
+
+
+def test_cvd_simulation_keeps_greys_and_merges_red_with_green():
+    for kind, matrix in style.CVD_MATRICES.items():
+        np.testing.assert_allclose(matrix.sum(axis=1), 1.0, atol=2e-6, err_msg=kind)  # greys stay grey
+        np.testing.assert_allclose(style.simulate_cvd("#808080", kind), style.simulate_cvd("#808080", "normal"),
+                                   atol=1e-5)
+    # matplotlib's red and green: far apart with normal vision, nearly one colour for a deuteranope
+    red, green = "#d62728", "#2ca02c"
+    normal = style.delta_e2000(style._lab(style.simulate_cvd(red, "normal")),
+                               style._lab(style.simulate_cvd(green, "normal")))
+    assert normal > 60
+    assert style.color_distance(red, green) < 5 < style.MIN_COLOR_DISTANCE
+    assert style.color_distance("#000000", "#000000") == 0.0
+    with pytest.raises(ValueError, match="kind must be"):
+        style.simulate_cvd(red, "achromatopsia")
+
+
+def test_okabe_ito_colours_are_apart_for_every_viewer():
+    colours = list(style.OKABE_ITO.values())
+    distances = [style.color_distance(a, b) for a, b in itertools.combinations(colours, 2)]
+    assert len(colours) == 8 and min(distances) >= style.MIN_COLOR_DISTANCE
+    assert min(distances) == pytest.approx(10.87, abs=0.01)  # orange vs reddish purple, tritanopia
+
+
+def test_better_and_worse_are_not_red_and_green():
+    assert style.color_distance(style.BETTER, style.WORSE) > 40
+    for c in (style.BETTER, style.WORSE):
+        assert style.color_distance(c, style.NEUTRAL) >= style.MIN_COLOR_DISTANCE
+
+
+# ------------------------------------------------------------------ algorithms
+def registered_names() -> set[str]:
+    from turs.bench import list_algorithms
+    from turs.competitors import COMPETITORS
+    from turs.reproduce import LABELS
+
+    thesis = pd.read_csv(REPO / "data" / "paper" / "table3_3_roc_auc.csv").columns[1:]
+    return set(list_algorithms()) | set(COMPETITORS) | set(LABELS.values()) | set(thesis) | {"turs2", "TURS2"}
+
+
+def test_every_registered_algorithm_has_a_style():
+    names = registered_names()
+    assert {"turs", "cart", "c45", "ripper", "cn2", "classy", "brs", "brl", "rulefit", "oner", "turs-noaux",
+            "turs-nopatience", "turs-nolocaltest", "turs-thesis", "turs-turs2code", "DRS", "IDS"} <= names
+    for name in names:
+        assert isinstance(style.algorithm_style(name), style.Style), name
+    # the benchmark name, the thesis label and the competitor name give one style
+    assert style.algorithm_style("c45") is style.algorithm_style("C45")
+    assert style.algorithm_style("RuleFit") is style.algorithm_style("rulefit")
+    assert style.algorithm_style("turs-reference") is style.algorithm_style("turs")
+    assert style.algorithm_style("TURS2 (authors' code, cyaux)") is style.algorithm_style("turs2")
+    for room in ("submodular", "lire"):
+        assert room in style.ALGORITHM_STYLES
+    with pytest.raises(KeyError, match="No style for algorithm 'xgboost'"):
+        style.algorithm_style("xgboost")
+
+
+def test_algorithm_styles_are_pairwise_distinct():
+    styles = style.ALGORITHM_STYLES
+    assert len(styles) >= 20
+    clashes = [(a, b) for (a, sa), (b, sb) in itertools.combinations(styles.items(), 2) if not distinct(sa, sb)]
+    assert not clashes
+    # Okabe-Ito first: the first eight are the eight colours, TURS black
+    first = [s.color for s in list(styles.values())[:8]]
+    assert sorted(first) == sorted(style.OKABE_ITO.values())
+    assert styles["turs"].color == "#000000" and styles["turs"].linewidth > styles["cart"].linewidth
+    labels = [s.label for s in styles.values()]
+    assert len(set(labels)) == len(labels)
+
+
+def test_the_check_catches_a_red_green_pair():
+    red = style.Style("A", "#d62728", "o", "-")
+    green = style.Style("B", "#2ca02c", "s", "-")
+    assert not distinct(red, green)  # same line style, colours merge for a deuteranope
+    assert distinct(red, style.Style("B", "#2ca02c", "s", "--"))
+
+
+def test_class_palette_has_twelve_distinct_classes():
+    assert len(style.CLASS_STYLES) == 12
+    assert all(distinct(a, b) or a.marker != b.marker
+               for a, b in itertools.combinations(style.CLASS_STYLES, 2))
+    # colour alone: the first eight are all apart; the first two are blue and orange
+    assert all(style.color_distance(a, b) >= style.MIN_COLOR_DISTANCE
+               for a, b in itertools.combinations(style.class_colors(8), 2))
+    assert style.class_colors(2) == [style.OKABE_ITO["blue"], style.OKABE_ITO["orange"]]
+    assert style.class_style(12) == style.class_style(0)
+
+
+def test_explorer_uses_the_style():
+    from turs.explorer import _render
+
+    assert _render.DPI >= 100
+    assert _render.CLASS_COLORS == style.class_colors()
+    assert _render.CANDIDATE_COLOR == style.CANDIDATE
+    for c in (_render.CANDIDATE_COLOR, _render.CURRENT_COLOR, _render.RULE_COLOR):
+        assert style.color_distance(c, _render.TRAJECTORY_COLOR) >= style.MIN_COLOR_DISTANCE
+
+
+# ------------------------------------------------------------------ saved figures
+def test_apply_sets_readable_defaults():
+    with style.rc_context():
+        rc = matplotlib.rcParams
+        for key in ("font.size", "axes.labelsize", "xtick.labelsize", "ytick.labelsize", "legend.fontsize",
+                    "axes.titlesize"):
+            assert float(rc[key]) >= style.MIN_FONT_PT, key
+        assert rc["savefig.dpi"] >= 150
+        assert rc["axes.prop_cycle"].by_key()["color"][:2] == style.class_colors(2)
+
+
+def test_save_writes_150_dpi_and_refuses_small_text_and_wide_figures(tmp_path):
+    with style.rc_context():
+        fig, ax = plt.subplots(figsize=(6, 4))
+        ax.plot([1, 2, 3], [1, 4, 9], **style.algorithm_style("turs").line())
+        ax.set_xlabel("x")
+        ax.legend()
+        png, pdf = style.save(fig, tmp_path, "ok")
+        width, height, dpi = style.png_size_and_dpi(png)
+        assert round(dpi) == 150 and 600 < width <= 6 * 150 and height <= 4 * 150
+        assert pdf.read_bytes()[:5] == b"%PDF-"
+
+        ax.set_title("tiny", fontsize=8)
+        with pytest.raises(ValueError, match=r"'tiny' at 8.0 pt"):
+            style.save(fig, tmp_path, "small")
+        assert not (tmp_path / "small.png").exists()
+        plt.close(fig)
+
+        wide, ax = plt.subplots(figsize=(20, 3))
+        ax.plot([0, 1], [0, 1])
+        with pytest.raises(ValueError, match=r"wide.png is 2\d{3} px wide"):
+            style.save(wide, tmp_path, "wide")
+        assert not (tmp_path / "wide.png").exists() and not (tmp_path / "wide.pdf").exists()
+        paths = style.save(wide, tmp_path, "print_page", formats=("png",), max_width_px=None)
+        assert style.png_size_and_dpi(paths[0])[0] > 2000
+        with pytest.raises(ValueError, match="dpi=72 is below"):
+            style.save(wide, tmp_path, "low", dpi=72)
+        plt.close(wide)
+
+
+def test_png_size_and_dpi_rejects_other_files(tmp_path):
+    path = tmp_path / "x.png"
+    path.write_bytes(b"GIF89a" + bytes(30))
+    with pytest.raises(ValueError, match="not a PNG"):
+        style.png_size_and_dpi(path)
+
+
+def test_scaling_plot_of_bench_speed_follows_the_style(tmp_path):
+    spec = importlib.util.spec_from_file_location("bench_speed", REPO / "tools" / "bench_speed.py")
+    bench_speed = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench_speed)
+    df = pd.DataFrame({
+        "study": ["n"] * 6 + ["d"] * 3,
+        "dataset": ["magic"] * 3 + ["aloi"] * 3 + ["musk"] * 3,
+        "n": [1000, 2000, 4000, 1000, 2000, 5000, 5000, 5000, 5000],
+        "d": [10] * 6 + [10, 20, 40],
+        "fit_s": [0.1, 0.3, 0.9, 0.05, 0.1, 0.4, 0.2, 0.3, 0.5],
+        "rules": [5, 8, 12, 3, 4, 6, 5, 5, 6],
+    })
+    df["fit_s_per_search"] = df.fit_s / (df.rules + 1)
+    with style.rc_context():
+        bench_speed.plot_scaling(df, tmp_path)
+    width, _, dpi = style.png_size_and_dpi(tmp_path / "scaling.png")
+    assert round(dpi) >= 150 and width <= style.MAX_WIDTH_PX
