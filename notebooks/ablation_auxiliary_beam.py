@@ -33,17 +33,18 @@
 # **The reference implementation** (the authors' public TURS code, measured on this machine
 # type, `../shared/anchors/reference_turs2_runs.csv`) was run with the auxiliary beam on
 # (variant `cyaux`) and off (`cy`); its final MDL score per training fold (`total_cl_bits`) is
-# compared in the same way, as a separate panel and table. It is skipped when the file is absent.
+# compared in the same way, as a separate panel and table. Without `../shared` the copy of its
+# columns in `data/results/reference_turs2_runs.csv` is used.
 
 # %% tags=["parameters"]
 profile = "quick"  # benchmark profile: "quick" (5 bundled datasets) or "paper" (30 thesis datasets)
 results_dir = None  # harness records (resumable); None: <repo>/results/<profile>
-out_dir = None  # where the figure and tables go; None: <repo>/figures
+out_dir = None  # where the figure and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 folds = None  # folds to use, e.g. "0,1" or [0, 1]; None: the profile's (all 5)
 datasets = None  # datasets to use, e.g. "sklearn-iris,sklearn-wine"; None: the profile's
 n_jobs = 2  # worker processes of the harness
 timeout = 600  # seconds per task before the harness kills it (recorded as "timeout")
-reference_csv = None  # the reference implementation's runs; None: <repo>/../shared/anchors/reference_turs2_runs.csv; "": skip
+reference_csv = None  # the reference implementation's runs; None: ../shared/anchors/reference_turs2_runs.csv, else its copy in data/results; "": skip
 
 # %%
 import warnings
@@ -57,9 +58,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
-from turs.reproduce import failures, get_results, output_dir, reference_runs  # noqa: E402
+from turs import style  # noqa: E402
+from turs.reproduce import failures, get_results, output_dir, reference_runs, save_figure  # noqa: E402
 
-OUT = output_dir(out_dir)
+style.apply()
+OUT = output_dir(out_dir, profile)
 
 # %% [markdown]
 # ## Run the missing tasks
@@ -163,7 +166,7 @@ if runs is not None:
     reference.to_csv(OUT / "ablation_auxiliary_beam_reference.csv", index=False)
     print(f"reference runs: {ref_path}")
 else:
-    print("No reference runs (../shared/anchors/reference_turs2_runs.csv); that comparison is skipped.")
+    print("No reference runs (../shared/anchors/reference_turs2_runs.csv nor data/results/); that comparison is skipped.")
 reference
 
 # %%
@@ -208,55 +211,55 @@ _ = (OUT / "ablation_auxiliary_beam_summary.txt").write_text(summary + "\n", enc
 # ## Figure
 #
 # Left and middle: our implementation, datasets sorted by the relative MDL change (largest
-# decrease on top); bars to the
-# right of zero in the left panel and to the left of zero in the middle panel favour the
-# auxiliary beam. Right (when the reference runs are there): the same MDL change for the
-# reference implementation, with ours as a black dot on the datasets we ran too.
+# decrease on top). Blue bars: the auxiliary beam is better (a higher test ROC-AUC, a lower
+# training MDL score); orange: it is worse; grey: no change (blue/orange: `turs.style`, readable
+# with any colour vision). Right (when the reference runs are there): the same MDL change for the
+# authors' implementation, with ours as a black dot on the datasets we ran too.
 
 # %%
 panels = 3 if len(reference) else 2
-height = max(3.5, 0.3 * max(n, len(reference)) + 1.6)
-fig, axes = plt.subplots(1, panels, figsize=(4.2 * panels + 1.2, height), squeeze=False)
+height = max(4.0, 0.3 * max(n, len(reference)) + 2.4)
+fig, axes = plt.subplots(1, panels, figsize=(4.3 * panels, height), squeeze=False)
 axes = axes[0]
 y = np.arange(n)
 
 
 def bars(ax, values, labels, title, xlabel, good):
-    colours = ["tab:green" if g else ("tab:red" if v != 0 else "0.6") for v, g in zip(values, good)]
+    colours = [style.BETTER if g else (style.WORSE if abs(v) > 1e-12 else style.NEUTRAL) for v, g in zip(values, good)]
     ax.barh(np.arange(len(values)), values, color=colours, height=0.7)
     ax.axvline(0.0, color="black", linewidth=0.8)
     ax.use_sticky_edges = False  # leave room on both sides of zero even when all bars share a sign
     ax.margins(x=0.08)
     ax.set_yticks(np.arange(len(values)))
-    ax.set_yticklabels(labels, fontsize=9)
+    ax.set_yticklabels(labels)
     ax.set_ylim(len(values) - 0.4, -0.6)  # the first row of the table on top
-    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
-    ax.set_title(title, fontsize=10)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4))
+    ax.set_title(title)
     ax.set_xlabel(xlabel)
     ax.grid(axis="x", alpha=0.3)
 
 
 bars(axes[0], table["auc_diff"], table["dataset"],
-     f"test ROC-AUC: higher on {int(table['aux_raises_auc'].sum())} of {n}",
-     "ROC-AUC with − without aux beam", table["aux_raises_auc"])
+     f"test ROC-AUC:\nhigher on {int(table['aux_raises_auc'].sum())} of {n}",
+     "test ROC-AUC, with − without\nthe auxiliary beam", table["aux_raises_auc"])
 bars(axes[1], table["mdl_diff_pct"], table["dataset"],
-     f"training MDL score: lower on {int(table['aux_lowers_mdl'].sum())} of {n}",
-     "MDL score with − without aux beam (%)", table["aux_lowers_mdl"])
+     f"training MDL score:\nlower on {int(table['aux_lowers_mdl'].sum())} of {n}",
+     "training MDL score, with vs without\nthe auxiliary beam (% change)", table["aux_lowers_mdl"])
 axes[1].tick_params(labelleft=False)
 if len(reference):
     ax = axes[2]
     bars(ax, reference["mdl_diff_pct"], reference["dataset"],
-         f"reference (cyaux vs cy) MDL: lower on {int((reference['mdl_diff'] < 0).sum())} of {len(reference)}",
-         "total_cl_bits with − without aux beam (%)", reference["mdl_diff"] < 0)
+         f"authors' implementation, MDL:\nlower on {int((reference['mdl_diff'] < 0).sum())} of {len(reference)}",
+         "training MDL score, with vs without\nthe auxiliary beam (% change)", reference["mdl_diff"] < 0)
     has = reference["ours_mdl_diff_pct"].notna()
     if has.any():
-        ax.scatter(reference.loc[has, "ours_mdl_diff_pct"], np.flatnonzero(has), color="black", s=14,
+        ax.scatter(reference.loc[has, "ours_mdl_diff_pct"], np.flatnonzero(has), color="black", s=20,
                    zorder=3, label="ours")
-        ax.legend(loc="best", fontsize=8)
-fig.suptitle(f"Auxiliary beam on vs off (profile {profile!r}; green: the auxiliary beam is better)", fontsize=11)
+        ax.legend(loc="lower left")
+fig.suptitle(f"The auxiliary beam on vs off ({profile} profile); blue: the auxiliary beam is better, "
+             "orange: worse")
 fig.tight_layout()
-fig.savefig(OUT / "ablation_auxiliary_beam.png", dpi=150)
-fig.savefig(OUT / "ablation_auxiliary_beam.pdf", dpi=150)
+save_figure(fig, OUT, "ablation_auxiliary_beam")
 plt.close(fig)
 display(Image(filename=str(OUT / "ablation_auxiliary_beam.png")))
 

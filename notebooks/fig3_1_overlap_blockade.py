@@ -42,7 +42,7 @@
 profile = "quick"  # the notebook takes seconds, so both profiles run it whole
 n = 1000  # rows of simulated data
 seed = 0  # seed of make_overlap_blockade_data
-out_dir = None  # where figures and tables go; None: <repo>/figures
+out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 results_dir = None  # reserved for per-run results; unused by this notebook
 
 # %%
@@ -63,9 +63,11 @@ from turs.datasets import OVERLAP_BLOCKADE_RULES, make_overlap_blockade_data  # 
 from turs.encoding import FeatureEncoder  # noqa: E402
 
 
-from turs.reproduce import output_dir  # noqa: E402
+from turs import style  # noqa: E402
+from turs.reproduce import output_dir, save_figure  # noqa: E402
 
-OUT = output_dir(out_dir)
+style.apply()
+OUT = output_dir(out_dir, profile)
 
 # %% [markdown]
 # ## The data and the rule set $M$
@@ -224,13 +226,16 @@ _ = (OUT / "fig3_1_overlap_blockade_summary.txt").write_text(summary + "\n", enc
 # %% [markdown]
 # ## Figure 3.1
 #
-# Left: the data (blue $Y = 1$, orange $Y = 0$) and the two rules of $M$ (black outlines).
-# Right: the candidate literals $X_1 > 1$ and $X_2 < 0.8$ (purple lines) that start a rule for
-# the bottom-right instances; the hatched areas are the overlaps each creates with $M$.
+# Left: the data (blue $Y = 0$, orange $Y = 1$: the class colours of `turs.style`, as in the
+# explorer) and the two rules of $M$ (black outlines). Right: the candidate literals $X_1 > 1$
+# and $X_2 < 0.8$ (purple lines) that start a rule for the bottom-right instances; the hatched
+# areas are the overlaps each creates with $M$.
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 4.8), sharey=True)
-colors = np.where(y == 1, "tab:blue", "tab:orange")
+fig, axes = plt.subplots(1, 2, figsize=(11, 5.6), sharey=True)
+CLASS_COLOR = {c: style.class_style(i).color for i, c in enumerate(classes)}  # y = 0 blue, y = 1 orange
+colors = [CLASS_COLOR[v] for v in y]
+PURPLE = style.CANDIDATE
 
 
 def draw_box(ax, box, **kw):
@@ -248,28 +253,27 @@ for ax in axes:
     ax.set_xlabel("$X_1$")
 axes[0].set_ylabel("$X_2$")
 axes[0].set_title("Rule set M: two rules")
-axes[0].legend(handles=[Line2D([], [], marker="o", linestyle="", color=c, label=f"Y = {v}")
-                        for v, c in ((1, "tab:blue"), (0, "tab:orange"))],
-               loc="upper left", fontsize=8, framealpha=0.9)
+axes[0].legend(handles=[Line2D([], [], marker="o", linestyle="", color=CLASS_COLOR[v], label=f"Y = {v}")
+                        for v in classes],
+               loc="upper left", framealpha=0.9)
 ax = axes[1]
 x_cut, y_cut = TARGET_BOX["X1"][0], TARGET_BOX["X2"][1]
-ax.axvline(x_cut, color="purple", linewidth=2.5)
-ax.axhline(y_cut, color="purple", linewidth=2.5)
+ax.axvline(x_cut, color=PURPLE, linewidth=2.5)
+ax.axhline(y_cut, color=PURPLE, linewidth=2.5)
 # the overlaps: X1 >= 1 with the top block, X2 < 0.8 with the left block
 ax.add_patch(Rectangle((x_cut, TOP["X2"][0]), DOMAIN[1] - x_cut, DOMAIN[1] - TOP["X2"][0],
-                       facecolor="none", edgecolor="purple", hatch="//", linewidth=0, alpha=0.6))
+                       facecolor="none", edgecolor=PURPLE, hatch="//", linewidth=0, alpha=0.6))
 ax.add_patch(Rectangle((DOMAIN[0], DOMAIN[0]), LEFT["X1"][1], y_cut,
-                       facecolor="none", edgecolor="purple", hatch="\\\\", linewidth=0, alpha=0.6))
-draw_box(ax, TARGET_BOX, edgecolor="purple", linewidth=1.5, linestyle="--")
+                       facecolor="none", edgecolor=PURPLE, hatch="\\\\", linewidth=0, alpha=0.6))
+draw_box(ax, TARGET_BOX, edgecolor=PURPLE, linewidth=1.5, linestyle="--")
 for name, xy in ((str(BLOCKED[0]), (x_cut + 0.03, 1.9)), (str(BLOCKED[1]), (0.03, y_cut + 0.03))):
     row = blocked.loc[name]
-    ax.annotate(f"{name}\nr = {row.r:.3f}, R = {row.R:.3f}", xy, color="purple", fontsize=8,
+    ax.annotate(f"{name}\nr = {row.r:.3f}, R = {row.R:.3f}", xy, color=PURPLE,
                 va="top" if xy[1] > 1 else "bottom",
                 bbox={"facecolor": "white", "alpha": 0.8, "edgecolor": "none"})
 ax.set_title("Growing a rule for the bottom-right instances")
 fig.tight_layout()
-fig.savefig(OUT / "fig3_1_overlap_blockade.png", dpi=150)
-fig.savefig(OUT / "fig3_1_overlap_blockade.pdf", dpi=150)
+save_figure(fig, OUT, "fig3_1_overlap_blockade")
 plt.close(fig)
 display(Image(filename=str(OUT / "fig3_1_overlap_blockade.png")))
 

@@ -22,14 +22,15 @@
 # computation on the thesis' Table 3.3 (all 31 datasets, DRS and IDS included). With
 # `profile = "quick"` our datasets are the five bundled ones, not the thesis'. An algorithm
 # whose folds did not all finish on a dataset is left out of that dataset (it has no AUC there),
-# and the number of datasets behind each box is printed under its name.
+# and the number of datasets behind each box is printed under its name. Each algorithm has the
+# colour and marker of `turs.style`, the same in both panels and in every figure.
 
 # %% tags=["parameters"]
 profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
 algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
 folds = None  # e.g. "0,1"; None: the profile's 5 folds
 results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures
+out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 n_jobs = 2  # worker processes for the tasks still missing
 
 # %%
@@ -43,12 +44,14 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
+from turs import style  # noqa: E402
 from turs.reproduce import (  # noqa: E402
     failures, get_results, label, mean_table, output_dir, save_figure, thesis_table,
 )
 
+style.apply()
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir)
+OUT = output_dir(out_dir, profile)
 frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
 ALGOS = [label(a) for a in frame.attrs["algorithms"]]
 QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
@@ -71,32 +74,37 @@ ours_gap
 
 # %%
 def boxes(ax, gap: pd.DataFrame, title: str):
+    """One box per algorithm over the datasets, with every dataset as a point in the algorithm's
+    colour and marker (turs.style: the same in both panels and in every figure)."""
     cols = list(gap.columns)
     data = [gap[c].dropna().to_numpy() for c in cols]
     positions = [i for i, d in enumerate(data) if len(d)]
     ax.boxplot([data[i] for i in positions], positions=positions, widths=0.6,
-               medianprops={"color": "black"}, showfliers=False)
-    for i, d in enumerate(data):  # the points too: with few datasets a box hides them
+               medianprops={"color": "black", "linewidth": 2}, showfliers=False)
+    for i, (c, d) in enumerate(zip(cols, data)):  # the points too: with few datasets a box hides them
         if len(d):
-            jitter = np.random.default_rng(i).uniform(-0.12, 0.12, len(d))
-            ax.scatter(i + jitter, d, s=12, alpha=0.6, color="tab:red" if cols[i] == "TURS" else "tab:blue", zorder=3)
+            jitter = np.random.default_rng(i).uniform(-0.14, 0.14, len(d))
+            ax.scatter(i + jitter, d, s=22, alpha=0.75, zorder=3, linewidths=0.4,
+                       **style.algorithm_style(c).points(label=None, edgecolors="white"))
         else:
             ax.text(i, 0, "—", ha="center", va="bottom")
     ax.set_xticks(range(len(cols)))
-    ax.set_xticklabels([f"{c}\n(n={len(d)})" for c, d in zip(cols, data)], fontsize=8,
-                       fontweight=None)
+    ax.set_xticklabels([f"{c}\n{len(d)}" for c, d in zip(cols, data)])
     for tick, c in zip(ax.get_xticklabels(), cols):
         if c == "TURS":
             tick.set_fontweight("bold")
-    ax.axhline(0, color="grey", linewidth=0.8)
+    ax.axhline(0, color="0.5", linewidth=0.8)
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
 
 
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(12.5, 5.2), sharey=True,
+                         gridspec_kw={"width_ratios": [max(len(ours_gap.columns), 4), len(thesis_gap.columns)]})
 boxes(axes[0], ours_gap, f"ours ({profile} profile{': bundled data' if QUICK else ''})")
 boxes(axes[1], thesis_gap, "thesis (Table 3.3)")
-axes[0].set_ylabel("ROC-AUC minus best ROC-AUC of the dataset")
+axes[0].set_ylabel("ROC-AUC minus the best ROC-AUC\nof the dataset (0 = best)")
+axes[0].set_xlabel("algorithm and number of datasets")
+axes[1].set_xlabel("algorithm and number of datasets")
 fig.suptitle("Figure 3.2: gap to the best ROC-AUC per dataset")
 fig.tight_layout()
 save_figure(fig, OUT, "fig3_2_gap_to_best")

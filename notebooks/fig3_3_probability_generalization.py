@@ -18,7 +18,8 @@
 # $d = \frac1C\sum_c|p_c-q_c|$ and $g$ is the mean of $d$ over the rules weighted by their
 # training coverage (Eq. 3.26; see `docs/benchmark.md`). A tree's rules are its leaves. Smaller
 # is better. Per dataset we average $g$ over the folds and plot, per algorithm, the ECDF over
-# the datasets; TURS is the bold curve. Curves to the upper left are better.
+# the datasets; TURS is the bold black curve (colours and line styles: `turs.style`, the same in
+# every figure). Curves to the upper left are better.
 #
 # The thesis publishes this figure only as a plot (no table), so it cannot be redrawn here;
 # its reading is: "TURS (the bold curve) dominates rule sets learned by the rest of the
@@ -30,7 +31,7 @@ profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis dat
 algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
 folds = None  # e.g. "0,1"; None: the profile's 5 folds
 results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures
+out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 n_jobs = 2  # worker processes for the tasks still missing
 
 # %%
@@ -43,12 +44,14 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from IPython.display import Image, Markdown, display  # noqa: E402
 
+from turs import style  # noqa: E402
 from turs.reproduce import (  # noqa: E402
     failures, get_results, label, markdown, mean_table, output_dir, save_figure,
 )
 
+style.apply()
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir)
+OUT = output_dir(out_dir, profile)
 frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
 ALGOS = [label(a) for a in frame.attrs["algorithms"]]
 QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
@@ -60,23 +63,22 @@ g.to_csv(OUT / "fig3_3_probability_generalization.csv")
 display(Markdown(f"**Mean g per dataset ({profile} profile)**\n\n" + markdown(g)))
 
 # %%
-fig, ax = plt.subplots(figsize=(6.6, 4.6))
-colors = plt.get_cmap("tab10")
-for i, alg in enumerate(g.columns):
+fig, ax = plt.subplots(figsize=(8, 5.4))
+for alg in g.columns:
+    st = style.algorithm_style(alg)
     values = np.sort(g[alg].dropna().to_numpy())
     if len(values) == 0:
-        ax.plot([], [], label=f"{alg} (—)", color=colors(i))
+        ax.plot([], [], **st.line(label=f"{alg} (no result)", marker=None))
         continue
     y = np.arange(1, len(values) + 1) / len(values)
-    turs = alg == "TURS"
     ax.step(np.concatenate([[0], values]), np.concatenate([[0], y]), where="post",
-            linewidth=3.2 if turs else 1.4, color="black" if turs else colors(i),
-            label=f"{alg} ({len(values)} datasets)", zorder=3 if turs else 2)
-ax.set_xlabel("g: coverage-weighted mean |train - test| class probability of the rules")
-ax.set_ylabel("ECDF over datasets")
+            **st.line(label=f"{alg} ({len(values)} datasets)", marker=None), zorder=3 if alg == "TURS" else 2)
+ax.set_xlabel("g: train/test difference of the rules' class probabilities\n"
+              "(coverage-weighted mean over the rules; smaller is better)")
+ax.set_ylabel("fraction of datasets with g at most x")
 ax.set_title(f"Figure 3.3 (ours, {profile} profile{': bundled data' if QUICK else ''})")
 ax.grid(alpha=0.3)
-ax.legend(fontsize=8, loc="lower right")
+ax.legend(loc="lower right")
 fig.tight_layout()
 save_figure(fig, OUT, "fig3_3_probability_generalization")
 plt.close(fig)

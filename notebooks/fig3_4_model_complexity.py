@@ -26,14 +26,15 @@
 #   finds TURS "at the most bottom-right, dominating the other competitors", and the simplest
 #   model on 13 of 31 datasets.
 #
-# Left panel: ours; right panel: the same computation on the thesis' Tables 3.3 and 3.5.
+# Left panel: ours; right panel: the same computation on the thesis' Tables 3.3 and 3.5. One
+# legend serves both panels: an algorithm has the same colour and line (`turs.style`) in both.
 
 # %% tags=["parameters"]
 profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
 algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
 folds = None  # e.g. "0,1"; None: the profile's 5 folds
 results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures
+out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 n_jobs = 2  # worker processes for the tasks still missing
 
 # %%
@@ -47,12 +48,14 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, Markdown, display  # noqa: E402
 
+from turs import style  # noqa: E402
 from turs.reproduce import (  # noqa: E402
     failures, get_results, label, markdown, mean_table, output_dir, save_figure, thesis_table,
 )
 
+style.apply()
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir)
+OUT = output_dir(out_dir, profile)
 frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
 ALGOS = [label(a) for a in frame.attrs["algorithms"]]
 QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
@@ -106,30 +109,36 @@ show(th_lits, th_kept, "Table 3.5, thesis")
 
 
 # %%
-def ecdf(ax, scores: pd.DataFrame, title: str):
-    colors = plt.get_cmap("tab10")
-    for i, alg in enumerate(scores.columns):
+def ecdf(ax, scores: pd.DataFrame, title: str) -> dict:
+    """ECDF per algorithm, drawn with its turs.style; returns {algorithm: datasets behind it}."""
+    counts = {}
+    for alg in scores.columns:
         v = np.sort(scores[alg].dropna().to_numpy())
-        turs = alg == "TURS"
+        counts[alg] = len(v)
         if len(v) == 0:
-            ax.plot([], [], color=colors(i), label=f"{alg} (—)")
             continue
         y = np.arange(1, len(v) + 1) / len(v)
         ax.step(np.concatenate([[0], v, [1]]), np.concatenate([[0], y, [1]]), where="post",
-                linewidth=3.2 if turs else 1.4, color="black" if turs else colors(i),
-                label=f"{alg} (n={len(v)})", zorder=3 if turs else 2)
-    ax.set_xlabel("comparative complexity (fewest literals / own literals)")
+                **style.algorithm_style(alg).line(marker=None), zorder=3 if alg == "TURS" else 2)
+    ax.set_xlabel("comparative complexity\n(fewest literals on the dataset / own literals)")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, loc="upper left")
+    return counts
 
 
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.6), sharey=True)
-ecdf(axes[0], score, f"ours ({profile} profile{': bundled data' if QUICK else ''})")
-ecdf(axes[1], th_score, "thesis (Tables 3.3 + 3.5)")
-axes[0].set_ylabel("ECDF over datasets")
+fig, axes = plt.subplots(1, 2, figsize=(12.5, 6.4), sharey=True)
+n_ours = ecdf(axes[0], score, f"ours ({profile} profile{': bundled data' if QUICK else ''})")
+n_thesis = ecdf(axes[1], th_score, "thesis (Tables 3.3 + 3.5)")
+axes[0].set_ylabel("fraction of datasets with\ncomparative complexity at most x")
+# one legend for both panels (an algorithm has the same colour and line in both), with the
+# number of datasets behind each curve in ours / the thesis
+order = ["TURS"] + [a for a in dict.fromkeys([*score.columns, *th_score.columns]) if a != "TURS"]
+handles = [plt.Line2D([], [], **style.algorithm_style(a).line(
+    marker=None, label=f"{a} ({n_ours.get(a, '—') or '—'} / {n_thesis.get(a, '—') or '—'})")) for a in order]
+fig.legend(handles=handles, loc="lower center", ncol=min(5, len(handles)), frameon=False,
+           title="algorithm (datasets: ours / thesis)", bbox_to_anchor=(0.5, 0.0))
 fig.suptitle(f"Figure 3.4: comparative model complexity (models > {EXCLUDE_BELOW} AUC below TURS excluded)")
-fig.tight_layout()
+fig.tight_layout(rect=(0, 0.05 + 0.055 * ((len(handles) + 4) // 5), 1, 1))
 save_figure(fig, OUT, "fig3_4_model_complexity")
 plt.close(fig)
 display(Image(filename=str(OUT / "fig3_4_model_complexity.png")))

@@ -33,7 +33,7 @@
 # %% tags=["parameters"]
 profile = "quick"  # benchmark profile: "quick" (5 bundled datasets) or "paper" (30 thesis datasets)
 results_dir = None  # harness records (resumable); None: <repo>/results/<profile>
-out_dir = None  # where the figure and table go; None: <repo>/figures
+out_dir = None  # where the figure and table go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 folds = None  # folds to use, e.g. "0,1" or [0, 1]; None: the profile's (all 5)
 datasets = None  # datasets to use, e.g. "sklearn-iris,sklearn-wine"; None: the profile's
 n_jobs = 2  # worker processes of the harness
@@ -50,9 +50,11 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
-from turs.reproduce import failures, get_results, output_dir  # noqa: E402
+from turs import style  # noqa: E402
+from turs.reproduce import failures, get_results, output_dir, save_figure  # noqa: E402
 
-OUT = output_dir(out_dir)
+style.apply()
+OUT = output_dir(out_dir, profile)
 
 # %% [markdown]
 # ## Run the missing tasks
@@ -120,29 +122,31 @@ _ = (OUT / "fig3_5_diverse_patience_summary.txt").write_text(summary + "\n", enc
 # %% [markdown]
 # ## Figure 3.5
 #
-# The orange points and curve are the per-dataset differences of the mean ROC-AUC (as in the
-# thesis); the small grey dots are the per-fold differences. Above zero, diverse patience helps.
+# The large points are the per-dataset differences of the mean ROC-AUC (as in the thesis), in
+# the colour and marker of TURS in every figure (`turs.style`); the small grey dots are the
+# per-fold differences. Points, not a line: neighbouring datasets are unrelated. Above zero,
+# diverse patience helps.
 
 # %%
-fig, ax = plt.subplots(figsize=(max(6.4, 0.32 * n + 2.5), 4.4))
+fig, ax = plt.subplots(figsize=(min(12.5, max(6.4, 0.34 * n + 2.5)), 5.2))
 x = np.arange(n)
 position = dict(zip(table["dataset"], x))
 per_fold = auc.reset_index()
-ax.scatter(per_fold["dataset"].map(position), per_fold["diff"], s=10, color="0.6", zorder=2,
-           label="single fold")
-ax.plot(x, table["auc_diff"], color="tab:orange", marker="o", linewidth=1.5, zorder=3,
-        label="mean over folds")
+ax.scatter(per_fold["dataset"].map(position), per_fold["diff"], s=14, color=style.NEUTRAL, zorder=2,
+           label="one fold")
+ax.scatter(x, table["auc_diff"], s=48, zorder=3,
+           **style.algorithm_style("turs").points(label="mean over the folds"))
 ax.axhline(0.0, color="black", linewidth=0.8)
 ax.set_xticks(x)
 ax.set_xticklabels(table["dataset"], rotation=60, ha="right")
 ax.set_xlim(-0.6, n - 0.4)
-ax.set_ylabel("ROC-AUC with − without diverse patience")
-ax.set_title(f"Diverse patience helps on {helps} of {n} datasets (thesis: {THESIS_HELPS} of {THESIS_N})")
+ax.set_xlabel("dataset (sorted by the mean difference)")
+ax.set_ylabel("test ROC-AUC with − without\ndiverse patience")
+ax.set_title(f"Figure 3.5: diverse patience helps on {helps} of {n} datasets (thesis: {THESIS_HELPS} of {THESIS_N})")
 ax.grid(axis="y", alpha=0.3)
-ax.legend(loc="best", fontsize=9)
+ax.legend(loc="upper left")
 fig.tight_layout()
-fig.savefig(OUT / "fig3_5_diverse_patience.png", dpi=150)
-fig.savefig(OUT / "fig3_5_diverse_patience.pdf", dpi=150)
+save_figure(fig, OUT, "fig3_5_diverse_patience")
 plt.close(fig)
 display(Image(filename=str(OUT / "fig3_5_diverse_patience.png")))
 

@@ -14,15 +14,18 @@
 # # Figure 3.7: runtime
 #
 # Yang (2024), thesis §3.6.8. Mean fit time in seconds over the folds per dataset (the
-# adapter's `fit` only; JIT warm-up excluded; `fit_seconds` of the records), log10 y axis. The
-# thesis plots the rule-set methods only (TURS, CN2, BRS, DRS, IDS) and finds TURS "competitive
-# among all rule set methods except for CN2", which is faster and scales better.
+# adapter's `fit` only; JIT warm-up excluded; `fit_seconds` of the records). The thesis plots the
+# rule-set methods only (TURS, CN2, BRS, DRS, IDS) and finds TURS "competitive among all rule
+# set methods except for CN2", which is faster and scales better.
 #
-# Solid lines: the rule-set methods we ran (TURS, CN2, BRS when run). Thin dashed lines: the
-# rule lists and trees (for context; the thesis leaves them out as highly optimised).
-# **TURS2** (grey squares): the authors' public TURS implementation with the thesis' dual beam
-# (variant `cyaux`, and `cy5aux` for chess and mammography) measured on this machine type, from
-# `../shared/anchors/reference_turs2_runs.csv` (skipped when the file is absent); on the quick
+# The figure shows the rule learners we ran (TURS, CN2, BRS when run, and the rule lists RIPPER
+# and CLASSY; no trees), one row per dataset, **datasets ordered by size** (rows, smallest at the
+# top), fit time on a **log scale labelled in seconds**; one point per algorithm and dataset (no
+# lines: neighbouring datasets are unrelated), in the algorithm's colour and marker of every
+# figure (`turs.style`). The table and `fig3_7_runtime.csv` keep every algorithm, trees included.
+# **TURS2** (black hollow squares): the authors' public TURS implementation with the thesis' dual
+# beam (variant `cyaux`, and `cy5aux` for chess and mammography) measured on this machine type,
+# from `../shared/anchors/reference_turs2_runs.csv` or its copy in `data/results/`; on the quick
 # profile only iris and wine have such a time (the same data as `sklearn-iris`, `sklearn-wine`).
 # The thesis' own times are only in its figure (no table), so they are not redrawn. Machines
 # differ and other work may run at the same time: compare ratios of 10x or more, not small ones.
@@ -32,7 +35,7 @@ profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis dat
 algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
 folds = None  # e.g. "0,1"; None: the profile's 5 folds
 results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures
+out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 n_jobs = 2  # worker processes for the tasks still missing
 
 # %%
@@ -46,19 +49,24 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from IPython.display import Image, Markdown, display  # noqa: E402
 
+from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
+
+from turs import style  # noqa: E402
+from turs.datasets import REGISTRY  # noqa: E402
 from turs.reproduce import (  # noqa: E402
     THESIS_NAMES, failures, get_results, label, markdown, mean_table, output_dir, reference_runs, save_figure,
 )
 
+style.apply()
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir)
+OUT = output_dir(out_dir, profile)
 frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
 ALGOS = [label(a) for a in frame.attrs["algorithms"]]
 QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
 failures(frame)
 
 # %%
-RULE_SETS = ["TURS", "CN2", "BRS"]
+RULE_LEARNERS = ["TURS", "CN2", "BRS", "RIPPER", "CLASSY", "OneR", "BRL", "RuleFit"]  # no trees (CART, C45)
 seconds = mean_table(frame, "fit_seconds")
 
 runs = reference_runs()
@@ -68,32 +76,47 @@ if runs is not None:
     turs2 = runs.dropna(subset=["thesis_name"]).groupby("thesis_name")["fit_seconds"].mean().rename("TURS2")
     print(f"TURS2 reference times for {len(turs2)} thesis datasets from {runs.attrs['path']}")
 else:
-    print("no TURS2 reference times: ../shared/anchors/reference_turs2_runs.csv does not exist")
+    print("no TURS2 reference times: neither ../shared/anchors/reference_turs2_runs.csv nor its copy exists")
 to_thesis = (lambda d: THESIS_NAMES.get(d)) if QUICK else (lambda d: d)
 seconds["TURS2"] = [turs2.get(to_thesis(d), np.nan) for d in seconds.index]
 seconds.to_csv(OUT / "fig3_7_runtime.csv")
 display(Markdown(f"**Mean fit seconds ({profile} profile)**\n\n" + markdown(seconds, digits=2)))
 
 # %%
-fig, ax = plt.subplots(figsize=(max(6.4, 0.45 * len(seconds) + 3), 4.6))
-x = np.arange(len(seconds))
-colors = plt.get_cmap("tab10")
-for i, alg in enumerate(c for c in seconds.columns if c != "TURS2"):
-    y = np.log10(seconds[alg])
-    rule_set = alg in RULE_SETS
-    ax.plot(x, y, marker="o" if rule_set else ".", linestyle="-" if rule_set else "--",
-            linewidth=3 if alg == "TURS" else (1.6 if rule_set else 0.9),
-            color="black" if alg == "TURS" else colors(i), alpha=1 if rule_set else 0.6,
-            label=alg + ("" if seconds[alg].notna().any() else " (—)"))
+# Rows of each dataset: from the records (train + test), else the registry's thesis size.
+sizes = (frame["n_train"] + frame["n_test"]).groupby(frame["dataset"]).max()
+rows = pd.Series({d: sizes.get(d, np.nan) if pd.notna(sizes.get(d, np.nan))
+                  else getattr(REGISTRY.get(d), "thesis_rows", np.nan) for d in seconds.index}, dtype=float)
+order = rows.sort_values(kind="stable").index  # smallest first (NaN last)
+shown = [a for a in RULE_LEARNERS if a in seconds and seconds[a].notna().any()]
 if seconds["TURS2"].notna().any():
-    ax.plot(x, np.log10(seconds["TURS2"]), marker="s", linestyle="none", markersize=8, color="grey",
-            label="TURS2 (authors' code, cyaux)")
-ax.set_xticks(x)
-ax.set_xticklabels(seconds.index, rotation=60, ha="right", fontsize=8)
-ax.set_ylabel("log10(mean fit seconds)")
-ax.set_title(f"Figure 3.7: runtime (ours, {profile} profile{': bundled data' if QUICK else ''})")
-ax.grid(alpha=0.3)
-ax.legend(fontsize=8, ncol=2)
+    shown.append("TURS2")
+n_data = len(order)
+fig, ax = plt.subplots(figsize=(9.0, max(3.0, 0.3 * n_data + 1.2) + 0.3 * ((len(shown) + 1) // 2) + 1.0))
+y = np.arange(n_data)
+offsets = np.linspace(-0.28, 0.28, len(shown)) if len(shown) > 1 else [0.0]
+for off, alg in zip(offsets, shown):
+    st = style.algorithm_style(alg)
+    values = seconds.loc[order, alg]
+    have = values.notna().to_numpy()
+    name = "TURS2, authors' code" if alg == "TURS2" else alg
+    kw = st.points(label=f"{name} ({int(have.sum())} of {n_data} datasets)")
+    if alg == "TURS2":
+        kw.pop("color")
+        kw.update(facecolors="none", edgecolors=st.color, linewidths=1.5)
+    ax.scatter(values[have], y[have] + off, s=64 if alg == "TURS" else 40, zorder=3 if alg == "TURS" else 2, **kw)
+ax.set_xscale("log")
+ax.xaxis.set_major_locator(LogLocator(base=10, numticks=30))  # every power of ten
+ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g} s"))
+ax.set_yticks(y)
+ax.set_yticklabels([f"{d} ({int(rows[d]):,})" if pd.notna(rows[d]) else d for d in order])
+ax.set_ylim(n_data - 0.5, -0.5)  # the smallest dataset on top
+ax.set_xlabel("mean fit time per fold (seconds, log scale)")
+ax.set_ylabel("dataset (rows), smallest first")
+ax.grid(axis="x", which="major", alpha=0.4)
+ax.grid(axis="y", alpha=0.15)
+ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08 - 0.7 / fig.get_figheight()), ncol=2, frameon=False)
+ax.set_title(f"Figure 3.7: fit time of the rule learners (ours, {profile} profile{': bundled data' if QUICK else ''})")
 fig.tight_layout()
 save_figure(fig, OUT, "fig3_7_runtime")
 plt.close(fig)

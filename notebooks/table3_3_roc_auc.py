@@ -33,7 +33,7 @@ profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis dat
 algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
 folds = None  # e.g. "0,1"; None: the profile's 5 folds
 results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures
+out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 n_jobs = 2  # worker processes for the tasks still missing
 
 # %%
@@ -48,7 +48,7 @@ from turs.reproduce import (
 )
 
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir)
+OUT = output_dir(out_dir, profile)
 frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
 ALGOS = [label(a) for a in frame.attrs["algorithms"]]
 QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones

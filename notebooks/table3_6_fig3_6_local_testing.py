@@ -40,7 +40,7 @@ n_datasets = 100  # simulated training sets (thesis: 100)
 n = 5000  # rows per training set (thesis: 5,000)
 n_test = 5000  # rows per independent test set
 seed = 0  # training set i uses seed + i, its test set seed + 10_000 + i
-out_dir = None  # where figures and tables go; None: <repo>/figures
+out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 results_dir = None  # reserved for per-run results; unused by this notebook
 
 # %%
@@ -60,13 +60,12 @@ with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a 
     warnings.simplefilter("ignore")
     from tqdm.auto import tqdm  # noqa: E402
 
-from turs import TURSClassifier  # noqa: E402
+from turs import TURSClassifier, style  # noqa: E402
 from turs.datasets import make_local_testing_data, paper_table  # noqa: E402
+from turs.reproduce import markdown, output_dir, save_figure  # noqa: E402
 
-
-from turs.reproduce import output_dir  # noqa: E402
-
-OUT = output_dir(out_dir)
+style.apply()
+OUT = output_dir(out_dir, profile)
 
 # %% [markdown]
 # ## The measures
@@ -157,6 +156,7 @@ results.head(10)
 #
 # Mean and standard deviation (sample sd, ddof = 1) over the datasets, per setting; the
 # `thesis_*` columns are the thesis' Table 3.6 (`data/paper/table3_6_simulated_local_testing.csv`).
+# Written as `table3_6_local_testing.csv` and, ours beside the thesis', `table3_6_local_testing.md`.
 # `ground_truth_found` counts the datasets on which the true one-rule model was learned.
 
 # %%
@@ -174,7 +174,7 @@ for m in MEASURES:
 thesis = paper_table("table3_6_simulated_local_testing").set_index("local_testing").reindex(ORDER)
 thesis = thesis[[f"{m}_{s}" for m in MEASURES for s in ("mean", "sd")]].add_prefix("thesis_")
 table = ours.join(thesis)
-table.to_csv(OUT / "table3_6.csv")
+table.to_csv(OUT / "table3_6_local_testing.csv")
 
 
 def mean_sd(mean: float, sd: float, digits: int) -> str:
@@ -191,6 +191,22 @@ shown = pd.DataFrame(
     index=pd.Index(ORDER, name="local testing"),
 )
 shown[("ground truth found", "ours")] = [f"{table.loc[s, 'ground_truth_found']} of {table.loc[s, 'n_datasets']}" for s in ORDER]
+shown[("ground truth found", "thesis")] = ["—", f"all {100}"]  # §3.6.7: "learns the ground truth every time"
+
+# The same table as Markdown, one row per measure, ours beside the thesis': table3_6_local_testing.md
+NAMES = {"n_rules": "number of rules", "rule_length": "rule length (literals)", "roc_auc": "test ROC-AUC",
+         "mdl_score": "MDL score (bits, training data)", "train_test_prob_diff": "train/test probability difference g",
+         "ground truth found": "ground truth found (one rule on X1)"}
+view = pd.DataFrame(
+    {f"{'with' if s == 'Yes' else 'without'} local test, {who}": [shown.loc[s, (m, who)] for m in [*MEASURES, "ground truth found"]]
+     for s in ("Yes", "No") for who in ("ours", "thesis")},
+    index=pd.Index([NAMES[m] for m in [*MEASURES, "ground truth found"]], name="measure (mean ± sd)"),
+)
+md = (f"# Table 3.6: the local test on simulated data (ours beside the thesis)\n\n"
+      f"{n_datasets} simulated training sets of {n:,} rows (thesis: 100 sets of 5,000), test sets of {n_test:,} rows; "
+      f"mean (± sd) over the datasets. Thesis numbers: `data/paper/table3_6_simulated_local_testing.csv`. "
+      f"Written by `notebooks/table3_6_fig3_6_local_testing.py` (profile {profile!r}).\n\n" + markdown(view) + "\n")
+_ = (OUT / "table3_6_local_testing.md").write_text(md, encoding="utf-8")
 shown
 
 # %%
@@ -235,30 +251,29 @@ for name, use_local_test in SETTINGS.items():
     trajectories[name] = model.trace_.mdl_trajectory()
     print(f"local test {name}:\n{model}\n")
 
-STYLE = {
-    "Yes": {"color": "tab:blue", "marker": "o", "label": "with local test"},
-    "No": {"color": "tab:red", "marker": "s", "label": "without local test"},
+STYLE = {  # turs.style: TURS and its no-local-test ablation, as in every figure
+    "Yes": style.algorithm_style("turs").line(label="with the local test (TURS)", linewidth=2.2),
+    "No": style.algorithm_style("turs-nolocaltest").line(label="without the local test"),
 }
-fig, ax = plt.subplots(figsize=(6.4, 4.4))
+fig, ax = plt.subplots(figsize=(7.5, 5.2))
 for name in ("Yes", "No"):
     traj = trajectories[name]
-    ax.plot(traj["coverage"], traj["mdl"], linewidth=1.5, markersize=5, **STYLE[name])
+    ax.plot(traj["coverage"], traj["mdl"], markersize=6, **STYLE[name])
     last = traj.iloc[-1]
     ax.annotate(
         f"{int(last['n_rules'])} rule{'s' if last['n_rules'] != 1 else ''}: {last['mdl']:.1f}",
         (last["coverage"], last["mdl"]), textcoords="offset points", xytext=(6, 4),
-        color=STYLE[name]["color"], fontsize=9,
+        color=STYLE[name]["color"],
     )
-ax.set_xlabel("coverage of the rule set (training instances covered by a rule)")
+ax.set_xlabel("coverage of the rule set\n(training instances covered by a rule)")
 ax.set_ylabel("MDL-based score (bits)")
-ax.set_title(f"Adding rules with and without the local test\n(first simulated dataset, n = {n})")
+ax.set_title(f"Figure 3.6: adding rules with and without the local test\n(first simulated dataset, n = {n})")
 x_max = max(traj["coverage"].max() for traj in trajectories.values())
-ax.set_xlim(-0.03 * x_max, 1.2 * x_max)  # room on the right for the end labels
+ax.set_xlim(-0.03 * x_max, 1.25 * x_max)  # room on the right for the end labels
 ax.grid(alpha=0.3)
 ax.legend()
 fig.tight_layout()
-fig.savefig(OUT / "fig3_6_local_testing.png", dpi=150)
-fig.savefig(OUT / "fig3_6_local_testing.pdf", dpi=150)
+save_figure(fig, OUT, "fig3_6_local_testing")
 plt.close(fig)
 display(Image(filename=str(OUT / "fig3_6_local_testing.png")))
 
@@ -266,5 +281,5 @@ display(Image(filename=str(OUT / "fig3_6_local_testing.png")))
 for name in ("Yes", "No"):
     print(f"local test {name}:")
     print(trajectories[name].to_string(index=False), "\n")
-print("written:", *(str(OUT / f) for f in ("table3_6.csv", "table3_6_summary.txt",
+print("written:", *(str(OUT / f) for f in ("table3_6_local_testing.csv", "table3_6_local_testing.md", "table3_6_summary.txt",
                                             "fig3_6_local_testing.png", "fig3_6_local_testing.pdf")), sep="\n  ")

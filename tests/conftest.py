@@ -5,6 +5,8 @@
   compilation); under CI (CI set) examples are derandomized so a run is repeatable.
   HYPOTHESIS_PROFILE=dev|ci picks a profile by hand.
 - ``turs_data_dir``: the benchmark datasets folder from TURS_DATA_DIR, or a skip.
+- ``require_competitors(*names)``: skip (or, with TURS_REQUIRE_COMPETITORS=1, fail) when a
+  benchmark algorithm's libraries are not installed.
 - The terminal summary says whether TURS_DATA_DIR was set, i.e. whether tests that need
   the benchmark datasets could run.
 """
@@ -44,6 +46,27 @@ def turs_data_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"TURS_DATA_DIR={value} is not a directory")
     return path
+
+
+@pytest.fixture(scope="session")
+def require_competitors():
+    """``require_competitors("c45", "cn2")``: skip the test when a benchmark algorithm's libraries
+    are not installed (reason names `make competitors`), or fail when TURS_REQUIRE_COMPETITORS=1
+    (CI installs them, so there a missing one is an error)."""
+    def need(*algorithms: str) -> None:
+        from turs.bench.algorithms import get_algorithm, missing_requirements
+
+        missing = {a: missing_requirements(get_algorithm(a)) for a in algorithms}
+        missing = {a: m for a, m in missing.items() if m}
+        if not missing:
+            return
+        text = "; ".join(f"{a} needs {', '.join(m)}" for a, m in missing.items())
+        msg = f"competitor libraries not installed ({text}): install them with `make competitors`"
+        if os.environ.get("TURS_REQUIRE_COMPETITORS") == "1":
+            pytest.fail(f"TURS_REQUIRE_COMPETITORS=1 but {msg}")
+        pytest.skip(msg)
+
+    return need
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -4,17 +4,15 @@ It is executed through ``tools/run_notebook.py`` (as ``make`` does) on 3 simulat
 2,000 rows, writing into a temporary folder. On these seeds (training seeds 0, 1, 2) TURS with
 the local test learns the true model -- one rule, ``X1 >= 0.5`` -- every time, as the thesis
 reports; without it, it learns more rules on two of the three datasets and ends at a larger
-MDL score on average.
+MDL score on average. Nothing is written into the repository.
 """
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-NOTEBOOK = REPO / "notebooks" / "table3_6_fig3_6_local_testing.py"
+from _notebook_helpers import assert_readable_png, changed, run_notebook, tree_snapshot
+
 
 pytest.importorskip("papermill", reason="needs the notebooks extra: pip install -e '.[notebooks]'")
 pytest.importorskip("jupytext", reason="needs the notebooks extra: pip install -e '.[notebooks]'")
@@ -23,29 +21,40 @@ pytest.importorskip("jupytext", reason="needs the notebooks extra: pip install -
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("local_testing")
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "run_notebook.py"), str(NOTEBOOK),
-         "-p", "n_datasets", "3", "-p", "n", "2000", "--out-dir", str(out),
-         "--output", str(out / "executed.ipynb")],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
-    )
-    assert proc.returncode == 0, f"notebook failed:\n{proc.stdout}\n{proc.stderr}"
+    before = tree_snapshot()
+    run_notebook("table3_6_fig3_6_local_testing", out, {"n_datasets": "3", "n": "2000"},
+                 output=out / "executed.ipynb")
+    assert not changed(before, tree_snapshot()), f"the notebook wrote into the repository: {changed(before, tree_snapshot())}"
     return out
 
 
 @pytest.mark.slow
 def test_writes_figure_table_and_summary(executed):
-    for name in ("fig3_6_local_testing.png", "fig3_6_local_testing.pdf", "table3_6.csv",
-                 "table3_6_summary.txt", "executed.ipynb"):
+    for name in ("fig3_6_local_testing.png", "fig3_6_local_testing.pdf", "table3_6_local_testing.csv",
+                 "table3_6_local_testing.md", "table3_6_summary.txt", "executed.ipynb"):
         path = executed / name
         assert path.is_file() and path.stat().st_size > 0, f"{name} was not written"
-    assert (executed / "fig3_6_local_testing.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert_readable_png(executed / "fig3_6_local_testing.png")
     assert (executed / "fig3_6_local_testing.pdf").read_bytes()[:5] == b"%PDF-"
 
 
 @pytest.mark.slow
+def test_markdown_view_puts_ours_beside_the_thesis(executed):
+    table = pd.read_csv(executed / "table3_6_local_testing.csv").set_index("local_testing")
+    lines = (executed / "table3_6_local_testing.md").read_text(encoding="utf-8").splitlines()
+    header = next(line for line in lines if line.startswith("| measure"))
+    assert header == ("| measure (mean ± sd) | with local test, ours | with local test, thesis | "
+                      "without local test, ours | without local test, thesis |")
+    rules = next(line for line in lines if line.startswith("| number of rules"))
+    no = table.loc["No"]
+    assert rules.rstrip(" |").split(" | ")[3:5] == [f"{no.n_rules_mean:.2f} (± {no.n_rules_sd:.2f})", "12.48 (± 1.56)"]
+    mdl = next(line for line in lines if line.startswith("| MDL score"))
+    assert "2050.1 (± 68.9)" in mdl and f"{table.loc['Yes', 'mdl_score_mean']:.1f}" in mdl
+
+
+@pytest.mark.slow
 def test_local_test_finds_the_ground_truth(executed):
-    table = pd.read_csv(executed / "table3_6.csv").set_index("local_testing")
+    table = pd.read_csv(executed / "table3_6_local_testing.csv").set_index("local_testing")
     assert list(table.index) == ["No", "Yes"]
     yes, no = table.loc["Yes"], table.loc["No"]
     assert yes.n_datasets == 3 and no.n_datasets == 3
@@ -69,7 +78,7 @@ def test_local_test_finds_the_ground_truth(executed):
 
 @pytest.mark.slow
 def test_summary_is_computed_from_the_table(executed):
-    table = pd.read_csv(executed / "table3_6.csv").set_index("local_testing")
+    table = pd.read_csv(executed / "table3_6_local_testing.csv").set_index("local_testing")
     text = (executed / "table3_6_summary.txt").read_text(encoding="utf-8")
     assert "found on 3 of 3 datasets (thesis: all 100)" in text
     assert f"Mean MDL score {table.loc['Yes', 'mdl_score_mean']:.1f} bits" in text

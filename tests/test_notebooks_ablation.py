@@ -3,18 +3,18 @@
 Both are executed through ``tools/run_notebook.py`` (as ``make`` does) on two bundled datasets
 and two folds, sharing one temporary results folder (the ``turs`` records of the first notebook
 are reused by the second). Their tables are checked against the benchmark harness' own summary
-(``turs.bench.summarize``) of that folder, recomputed here.
+(``turs.bench.summarize``) of that folder, recomputed here. Nothing is written into the
+repository.
 """
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from _notebook_helpers import assert_readable_png, changed, run_notebook, tree_snapshot
+
 REPO = Path(__file__).resolve().parent.parent
-NOTEBOOKS = REPO / "notebooks"
 DATASETS = ["sklearn-iris", "sklearn-wine"]
 FOLDS = [0, 1]
 
@@ -23,14 +23,15 @@ pytest.importorskip("jupytext", reason="needs the notebooks extra: pip install -
 
 
 def _execute(name: str, out: Path, results: Path) -> None:
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "run_notebook.py"), str(NOTEBOOKS / f"{name}.py"),
-         "-p", "folds", ",".join(map(str, FOLDS)), "-p", "datasets", ",".join(DATASETS),
-         "-p", "results_dir", str(results), "--out-dir", str(out),
-         "--output", str(out / f"{name}.ipynb")],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
-    )
-    assert proc.returncode == 0, f"{name} failed:\n{proc.stdout}\n{proc.stderr}"
+    run_notebook(name, out, {"folds": ",".join(map(str, FOLDS)), "datasets": ",".join(DATASETS),
+                             "results_dir": str(results)})
+
+
+@pytest.fixture(scope="module", autouse=True)
+def tree_unchanged():
+    before = tree_snapshot()
+    yield
+    assert not changed(before, tree_snapshot()), f"the notebooks wrote into the repository: {changed(before, tree_snapshot())}"
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +61,10 @@ def _mean(frame: pd.DataFrame, dataset: str, algorithm: str, column: str) -> flo
 
 def _is_figure(path: Path) -> None:
     assert path.is_file() and path.stat().st_size > 0, f"{path.name} was not written"
-    magic = {".png": b"\x89PNG\r\n\x1a\n", ".pdf": b"%PDF-"}[path.suffix]
-    assert path.read_bytes()[: len(magic)] == magic
+    if path.suffix == ".png":
+        assert_readable_png(path)  # >= 150 dpi, <= 2000 px wide
+    else:
+        assert path.read_bytes()[:5] == b"%PDF-"
 
 
 @pytest.mark.slow
@@ -112,19 +115,18 @@ def test_auxiliary_beam_outputs_and_numbers(executed, summary):
 
 
 @pytest.mark.slow
-def test_reference_table_when_the_anchors_are_there(executed):
+def test_reference_table_from_the_anchors_or_their_committed_copy(executed):
+    """With ../shared the anchors are read; on a fresh clone their committed copy
+    (data/results/reference_turs2_runs.csv): the table is the same either way."""
     out, _ = executed
     anchors = REPO.parent / "shared" / "anchors" / "reference_turs2_runs.csv"
-    path = out / "ablation_auxiliary_beam_reference.csv"
-    if not anchors.is_file():
-        assert not path.exists()
-        pytest.skip("../shared/anchors is absent: the notebook skips the reference comparison")
-    reference = pd.read_csv(path).set_index("dataset")
-    runs = pd.read_csv(anchors)
+    source = anchors if anchors.is_file() else REPO / "data" / "results" / "reference_turs2_runs.csv"
+    reference = pd.read_csv(out / "ablation_auxiliary_beam_reference.csv").set_index("dataset")
+    runs = pd.read_csv(source)
     runs = runs[(runs["dataset"] == "backnote") & (runs["status"] == "ok")]
     means = runs.groupby("variant")["total_cl_bits"].mean()
-    assert reference.loc["backnote", "mdl_aux"] == pytest.approx(means["cyaux"])
-    assert reference.loc["backnote", "mdl_noaux"] == pytest.approx(means["cy"])
+    assert reference.loc["backnote", "mdl_aux"] == pytest.approx(means["cyaux"], rel=1e-6)
+    assert reference.loc["backnote", "mdl_noaux"] == pytest.approx(means["cy"], rel=1e-6)
     # ADBench files map to the registry's names; the UCI glass and ADBench glass stay apart.
     assert reference.loc["glass-2", "reference_name"] == "glass.npz"
     assert reference.loc["glass", "reference_name"] == "glass"
@@ -132,3 +134,24 @@ def test_reference_table_when_the_anchors_are_there(executed):
     text = (out / "ablation_auxiliary_beam_summary.txt").read_text(encoding="utf-8")
     lower = int((reference["mdl_diff"] < 0).sum())
     assert f"lowers the MDL score on {lower} of {len(reference)} datasets" in text
+
+
+def test_committed_reference_copy_equals_the_anchors():
+    """data/results/reference_turs2_runs.csv holds the anchors' columns the notebooks use, to 6
+    significant digits (tools/export_paper_results.py)."""
+    from turs.reproduce import reference_runs
+
+    copy = REPO / "data" / "results" / "reference_turs2_runs.csv"
+    anchors = REPO.parent / "shared" / "anchors" / "reference_turs2_runs.csv"
+    assert copy.is_file() and copy.stat().st_size < 100_000
+    mine = reference_runs(copy)
+    assert mine.attrs["path"] == str(copy)
+    assert {"variant", "dataset", "fold", "status", "fit_seconds", "roc_auc_test", "total_cl_bits"} <= set(mine)
+    assert mine["thesis_name"].notna().sum() > 0.9 * len(mine)
+    if not anchors.is_file():
+        pytest.skip("../shared/anchors is absent: nothing to compare the copy with")
+    full = pd.read_csv(anchors)
+    assert len(full) == len(mine)
+    for col in ("fit_seconds", "roc_auc_test", "total_cl_bits"):
+        np.testing.assert_allclose(mine[col], full[col], rtol=5e-6, err_msg=col)
+    assert (mine[["variant", "dataset", "fold", "status"]].to_numpy() == full[["variant", "dataset", "fold", "status"]].to_numpy()).all()

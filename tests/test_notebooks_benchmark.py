@@ -5,19 +5,23 @@ The quick-profile results are computed once (folds 0 and 1, TURS, CART, C4.5 and
 ``sim-local-testing`` is skipped by default, see ``turs.reproduce.QUICK_SKIP``) into a temporary
 results folder; every notebook is then executed through ``tools/run_notebook.py`` on it, as
 ``make`` does. A test fails if a notebook writes a number that disagrees with
-``turs.bench.summarize`` of the same records.
+``turs.bench.summarize`` of the same records. Without the competitors' libraries (a bare
+machine: C4.5 and CN2 are ``not_installed``) the tests that need their numbers skip and name
+`make competitors`; with TURS_REQUIRE_COMPETITORS=1 (CI) they fail instead. Nothing is written
+into the repository: records and outputs go to temporary folders.
 """
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from turs.reproduce import get_results
+from _notebook_helpers import assert_readable_png, changed, notebook_command, tree_snapshot
+from turs.reproduce import get_results, read_committed
 
 REPO = Path(__file__).resolve().parent.parent
+COMPETITORS = ("c45", "cn2")  # the ones in ALGORITHMS that need extra libraries
 ALGORITHMS = "turs,cart,c45,cn2"
 FOLDS = "0,1"
 NOTEBOOKS = {
@@ -37,6 +41,14 @@ pytest.importorskip("papermill", reason="needs the notebooks extra: pip install 
 pytest.importorskip("jupytext", reason="needs the notebooks extra: pip install -e '.[notebooks]'")
 
 
+@pytest.fixture(scope="module", autouse=True)
+def tree_unchanged():
+    """Running the notebooks writes nothing into figures/, data/results/ or notebooks/."""
+    before = tree_snapshot()
+    yield
+    assert not changed(before, tree_snapshot()), f"the notebooks wrote into the repository: {changed(before, tree_snapshot())}"
+
+
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
     """The harness' summary of the quick profile (2 folds, 4 algorithms), computed once."""
@@ -50,13 +62,10 @@ def executed(results, tmp_path_factory) -> Path:
     """Every notebook executed on those results (in parallel), writing into one folder."""
     folder, _ = results
     out = tmp_path_factory.mktemp("bench_notebooks")
+    params = {"results_dir": repr(str(folder)), "folds": repr(FOLDS), "algorithms": repr(ALGORITHMS)}
     procs = {
-        name: subprocess.Popen(
-            [sys.executable, str(REPO / "tools" / "run_notebook.py"), str(REPO / "notebooks" / f"{name}.py"),
-             "-p", "results_dir", repr(str(folder)), "-p", "folds", repr(FOLDS), "-p", "algorithms", repr(ALGORITHMS),
-             "--out-dir", str(out), "--output", str(out / f"{name}.ipynb")],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=REPO,
-        )
+        name: subprocess.Popen(notebook_command(name, out, params), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, cwd=REPO)
         for name in NOTEBOOKS
     }
     failed = []
@@ -74,7 +83,8 @@ def harness_mean(frame: pd.DataFrame, dataset: str, algorithm: str, metric: str)
     return float(rows[metric].mean())
 
 
-def test_results_cover_every_task(results):
+def test_results_cover_every_task(results, require_competitors):
+    require_competitors(*COMPETITORS)
     _, frame = results
     assert len(frame) == 5 * 2 * 4  # datasets x folds x algorithms, skipped tasks included
     skipped = frame[frame["status"] == "skipped"]
@@ -89,7 +99,7 @@ def test_notebook_writes_its_files(executed, name):
         path = executed / file
         assert path.is_file() and path.stat().st_size > 0, f"{file} was not written"
         if file.endswith(".png"):
-            assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            assert_readable_png(path)  # >= 150 dpi, <= 2000 px wide
         if file.endswith(".pdf"):
             assert path.read_bytes()[:5] == b"%PDF-"
 
@@ -107,7 +117,10 @@ def test_notebook_writes_its_files(executed, name):
     ("table3_5_total_literals.csv", "CN2", "n_literals", "cn2"),
     ("fig3_7_runtime.csv", "TURS", "fit_seconds", "turs"),
 ])
-def test_notebook_numbers_equal_the_harness_summary(executed, results, file, column, metric, algorithm):
+def test_notebook_numbers_equal_the_harness_summary(executed, results, file, column, metric, algorithm,
+                                                    require_competitors):
+    if algorithm in COMPETITORS:
+        require_competitors(algorithm)
     _, frame = results
     table = pd.read_csv(executed / file, index_col="dataset")
     assert list(table.index) == ["sklearn-iris", "sklearn-wine", "sklearn-breast-cancer", "sim-local-testing",
@@ -180,3 +193,116 @@ def test_compute_zero_uses_only_existing_records(results, monkeypatch):
     assert set(again[again["algorithm"] == "ripper"]["status"]) == {"skipped"}
     assert "TURS_REPRODUCE_COMPUTE=0" in again[again["algorithm"] == "ripper"]["message"].iloc[0]
     assert not any(p.name.startswith(("sklearn-iris__ripper", "sklearn-iris__turs__fold2")) for p in folder.iterdir())
+
+
+def test_quick_outputs_never_go_to_the_committed_figures():
+    """`make reproduce` (quick) writes to build/figures (ignored), the paper profile to figures/."""
+    import importlib.util
+
+    from turs.reproduce import figures_dir, output_dir
+
+    assert figures_dir("quick", REPO) == REPO / "build" / "figures"
+    assert figures_dir("paper", REPO) == REPO / "figures"
+    assert figures_dir("large", REPO) == REPO / "build" / "figures" / "large"
+    assert output_dir(None) == REPO / "build" / "figures"  # a notebook run by hand, default profile
+    spec = importlib.util.spec_from_file_location("run_notebook", REPO / "tools" / "run_notebook.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    for profile in ("quick", "paper", "large"):
+        args = tool.build_parser().parse_args(["notebooks/x.py", "--profile", profile])
+        assert tool.parameters_from(args)["out_dir"] == str(figures_dir(profile, REPO).resolve())
+    args = tool.build_parser().parse_args(["notebooks/x.py", "--out-dir", "/tmp/elsewhere"])
+    assert tool.parameters_from(args)["out_dir"] == "/tmp/elsewhere"
+    ignored = subprocess.run(["git", "check-ignore", "-q", "build/figures/fig3_2_gap_to_best.png"], cwd=REPO)
+    if ignored.returncode in (0, 1):  # 128: not a git checkout
+        assert ignored.returncode == 0, "build/figures/ must be ignored by git"
+
+
+def _committed_rows() -> pd.DataFrame:
+    return pd.DataFrame({
+        "dataset": ["iris", "iris", "iris", "iris", "car"],
+        "fold": [0, 1, 0, 1, 0],
+        "algorithm": ["turs", "turs", "cn2", "cn2", "turs"],
+        "status": ["ok", "ok", "ok", "timeout", "ok"],
+        "message": ["", "", "", "timeout after 240 s", ""],
+        "roc_auc": [0.98, 0.96, 0.97, np.nan, 0.91],
+        "fit_seconds": [0.01, 0.02, 1.5, np.nan, 0.3],
+        "mdl_score": [50.5, 51.25, np.nan, np.nan, 800.0],
+    })
+
+
+def test_compute_zero_takes_missing_tasks_from_the_committed_table(tmp_path, monkeypatch):
+    """`make reproduce PROFILE=paper COMPUTE=0` on a fresh clone: no record, no dataset, the
+    committed per-task table fills every task it has; a record in the results folder wins."""
+    import json
+
+    from turs.reproduce import mean_table
+
+    table = tmp_path / "paper_profile_tasks.csv"
+    _committed_rows().to_csv(table, index=False)
+    results_dir = tmp_path / "results"
+    results_dir.mkdir()
+    record = {"task_id": "iris__turs__fold1", "dataset": "iris", "fold": 1, "algorithm": "turs", "settings": {},
+              "status": "ok", "roc_auc": 0.5, "fit_seconds": 9.0, "extra": {"mdl_score": 1.0}}
+    (results_dir / "iris__turs__fold1.json").write_text(json.dumps(record), encoding="utf-8")
+    monkeypatch.setenv("TURS_REPRODUCE_COMPUTE", "0")
+    monkeypatch.delenv("TURS_DATA_DIR", raising=False)
+    frame = get_results("paper", "turs,cn2,cart", results_dir=results_dir, folds="0,1", datasets="iris,car",
+                        progress=False, table=table)
+    by = frame.set_index(["dataset", "algorithm", "fold"])
+    assert len(frame) == 2 * 3 * 2 and frame.attrs["from_committed_table"] == 4
+    assert by.loc[("iris", "turs", 0), "roc_auc"] == 0.98  # from the table
+    assert by.loc[("iris", "turs", 1), "roc_auc"] == 0.5  # the record wins over the table
+    assert by.loc[("iris", "cn2", 1), "status"] == "timeout"
+    assert by.loc[("car", "turs", 1), "status"] == "skipped"  # in neither
+    assert "paper_profile_tasks.csv" in by.loc[("car", "turs", 1), "message"]
+    assert set(by.xs("cart", level="algorithm")["status"]) == {"skipped"}
+    auc = mean_table(frame, "roc_auc")
+    assert auc.loc["iris", "TURS"] == pytest.approx((0.98 + 0.5) / 2)
+    assert np.isnan(auc.loc["iris", "CN2"]) and np.isnan(auc.loc["car", "TURS"])  # a fold not ok / missing
+    assert pd.to_numeric(by.loc[("iris", "turs", 0), "mdl_score"]) == 50.5
+    assert not any(results_dir.glob("*__cart__*")), "COMPUTE=0 must not run anything"
+
+
+def test_committed_table_is_compact_and_complete():
+    """The committed paper-profile table: one row per task, the columns the notebooks read."""
+    from turs.bench import get_profile
+    from turs.bench.summary import EXPORT_COLUMNS
+    from turs.reproduce import committed_table
+
+    path = committed_table("paper", REPO)
+    if not path.is_file():
+        pytest.skip(f"{path.relative_to(REPO)} is not committed yet (tools/export_paper_results.py)")
+    assert path.stat().st_size < 1_000_000
+    table = read_committed(path)
+    assert list(table.columns[:len(EXPORT_COLUMNS)]) == EXPORT_COLUMNS
+    assert not table.duplicated(["dataset", "fold", "algorithm"]).any()
+    prof = get_profile("paper")
+    assert set(table["dataset"]) <= set(prof.datasets) and set(table["fold"]) <= set(prof.folds)
+    ok = table[table["status"] == "ok"]
+    assert ok["roc_auc"].between(0, 1).all() and (ok["fit_seconds"] >= 0).all()
+    assert ok.loc[ok["algorithm"].str.startswith("turs"), "mdl_score"].gt(0).all()
+    assert (ok["message"] == "").all()
+
+
+def test_export_rounds_and_keeps_one_row_per_task(tmp_path):
+    from turs.bench.summary import EXPORT_COLUMNS, export_tasks
+
+    records = [
+        {"dataset": "iris", "fold": f, "algorithm": a, "settings": {}, "status": "ok", "roc_auc": 0.123456789,
+         "fit_seconds": 1234.56789, "n_rules": 3, "extra": {"mdl_score": 98.7654321}}
+        for f in (1, 0) for a in ("turs", "cart")
+    ] + [{"dataset": "iris", "fold": 0, "algorithm": "cn2", "settings": {}, "status": "timeout",
+          "message": "timeout after\n240 s", "extra": {}},
+         {"dataset": "iris", "fold": 0, "algorithm": "turs", "settings": {"beam_width": 5}, "status": "ok"}]
+    table = export_tasks(records)
+    assert list(table.columns) == EXPORT_COLUMNS and len(table) == 5  # the non-default setting left out
+    assert list(table["algorithm"]) == ["cart", "cart", "cn2", "turs", "turs"] and list(table["fold"][:2]) == [0, 1]
+    assert table.loc[table["algorithm"] == "cn2", "message"].item() == "timeout after 240 s"
+    out = tmp_path / "t.csv"
+    table.to_csv(out, index=False, float_format="%.6g")
+    back = read_committed(out)
+    assert back["roc_auc"].iloc[0] == 0.123457 and back["fit_seconds"].iloc[0] == 1234.57
+    assert back.loc[back["algorithm"] == "turs", "mdl_score"].tolist() == [98.7654, 98.7654]
+    with pytest.raises(ValueError, match="Two records with default settings"):
+        export_tasks(records + [records[0]])

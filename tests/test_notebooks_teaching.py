@@ -8,10 +8,9 @@
 * ``notebooks/tutorial_mdl_rule_sets.py``: the code length of one rule by hand and a fit on
   iris; we recompute both totals independently.
 
-Both run through ``tools/run_notebook.py`` (as ``make`` does) into a temporary folder.
+Both run through ``tools/run_notebook.py`` (as ``make`` does) into a temporary folder; nothing
+is written into the repository.
 """
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,22 +18,18 @@ import pandas as pd
 import pytest
 
 from turs import Condition, TURSClassifier, mdl_score
+from _notebook_helpers import assert_readable_png, changed, run_notebook, tree_snapshot
 from turs.datasets import OVERLAP_BLOCKADE_RULES, load_bundled, make_overlap_blockade_data
 
-REPO = Path(__file__).resolve().parent.parent
-NOTEBOOKS = REPO / "notebooks"
 
 pytest.importorskip("papermill", reason="needs the notebooks extra: pip install -e '.[notebooks]'")
 pytest.importorskip("jupytext", reason="needs the notebooks extra: pip install -e '.[notebooks]'")
 
 
 def run(notebook: str, out: Path) -> Path:
-    proc = subprocess.run(
-        [sys.executable, str(REPO / "tools" / "run_notebook.py"), str(NOTEBOOKS / notebook),
-         "--out-dir", str(out), "--output", str(out / "executed.ipynb")],
-        capture_output=True, text=True, timeout=300, cwd=REPO,
-    )
-    assert proc.returncode == 0, f"{notebook} failed:\n{proc.stdout}\n{proc.stderr}"
+    before = tree_snapshot()
+    run_notebook(notebook.removesuffix(".py"), out, output=out / "executed.ipynb")
+    assert not changed(before, tree_snapshot()), f"{notebook} wrote into the repository: {changed(before, tree_snapshot())}"
     return out
 
 
@@ -70,6 +65,7 @@ def test_fig3_1_writes_figure_table_and_summary(blockade):
     assert_written(blockade, ["fig3_1_overlap_blockade.png", "fig3_1_overlap_blockade.pdf",
                               "fig3_1_overlap_blockade_scores.csv",
                               "fig3_1_overlap_blockade_summary.txt", "executed.ipynb"])
+    assert_readable_png(blockade / "fig3_1_overlap_blockade.png")
 
 
 @pytest.mark.slow

@@ -5,7 +5,8 @@
     python tools/run_notebook.py notebooks/x.py -p n_repeats 3 -p dataset "'iris'"
 
 The notebook receives the parameters ``profile`` and ``out_dir`` (where it writes its
-figures, default ``<repo>/figures``) plus every ``-p KEY VALUE``; papermill injects them
+figures: by default ``<repo>/figures`` for ``--profile paper``, the committed figures, and
+``<repo>/build/figures`` for ``--profile quick``, ignored by git) plus every ``-p KEY VALUE``; papermill injects them
 after the cell tagged ``parameters`` (``# %% tags=["parameters"]``). The kernel runs in the
 repository root and the executed notebook is written to ``<repo>/build/notebooks/<name>.ipynb``.
 Paths given on the command line are taken relative to the current directory; every
@@ -43,8 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("notebook", type=Path, help="path to a jupytext percent-format .py notebook")
     parser.add_argument("--profile", default="quick", help="value of the notebook's `profile` parameter (default: quick)")
     parser.add_argument(
-        "--out-dir", type=Path, default=REPO / "figures",
-        help="value of the notebook's `out_dir` parameter, where it writes figures (default: <repo>/figures)",
+        "--out-dir", type=Path, default=None,
+        help="value of the notebook's `out_dir` parameter, where it writes figures (default: <repo>/figures "
+             "for --profile paper, <repo>/build/figures for quick, <repo>/build/figures/PROFILE otherwise)",
     )
     parser.add_argument(
         "-p", "--parameter", nargs=2, action="append", default=[], metavar=("KEY", "VALUE"),
@@ -57,8 +59,16 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def default_out_dir(profile: str) -> Path:
+    """The profile's figures folder (the same rule as ``turs.reproduce.figures_dir``)."""
+    if profile == "paper":
+        return REPO / "figures"
+    return REPO / "build" / "figures" if profile == "quick" else REPO / "build" / "figures" / profile
+
+
 def parameters_from(args: argparse.Namespace) -> dict:
-    params = {"profile": args.profile, "out_dir": str(args.out_dir.resolve())}
+    out_dir = args.out_dir if args.out_dir is not None else default_out_dir(args.profile)
+    params = {"profile": args.profile, "out_dir": str(out_dir.resolve())}
     for key, value in args.parameter:
         if not key.isidentifier():
             raise SystemExit(f"run_notebook: parameter name {key!r} is not a Python identifier.")

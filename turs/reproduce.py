@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["LABELS", "QUICK_SKIP", "THESIS_NAMES", "failures", "get_results", "label", "markdown", "mean_table",
-           "output_dir", "parse_list", "reference_runs", "repo_root", "save_figure", "thesis_table"]
+__all__ = ["LABELS", "QUICK_SKIP", "REFERENCE_RUNS_COPY", "THESIS_NAMES", "committed_table", "failures", "figures_dir", "get_results", "label",
+           "markdown", "mean_table", "output_dir", "parse_list", "read_committed", "reference_runs", "repo_root",
+           "save_figure", "thesis_table"]
 
 #: Benchmark algorithm name -> the thesis' column name (Tables 3.3 and 3.5).
 LABELS = {"turs": "TURS", "cart": "CART", "c45": "C45", "ripper": "RIPPER", "cn2": "CN2",
@@ -74,18 +75,48 @@ def repo_root() -> Path:
     )
 
 
-def output_dir(out_dir=None) -> Path:
-    """Where a notebook writes its figures and tables: ``out_dir``, or ``<repo>/figures`` when
-    None; created, and printed with the repository it belongs to."""
+def figures_dir(profile: str = "quick", repo=None) -> Path:
+    """Where a profile's figures go by default: ``<repo>/figures`` for ``"paper"`` (the committed
+    figures), ``<repo>/build/figures`` for ``"quick"`` and ``<repo>/build/figures/<profile>`` for
+    any other profile (``build/`` is ignored by git, so a quick run never changes the tree)."""
+    repo = Path(repo) if repo is not None else repo_root()
+    if profile == "paper":
+        return repo / "figures"
+    return repo / "build" / "figures" if profile == "quick" else repo / "build" / "figures" / str(profile)
+
+
+def output_dir(out_dir=None, profile: str = "quick") -> Path:
+    """Where a notebook writes its figures and tables: ``out_dir``, or :func:`figures_dir` of
+    ``profile`` when None; created, and printed with the repository it belongs to."""
     repo = repo_root()
-    out = Path(out_dir).resolve() if out_dir is not None else repo / "figures"
+    out = Path(out_dir).resolve() if out_dir is not None else figures_dir(profile, repo)
     out.mkdir(parents=True, exist_ok=True)
     print(f"repository: {repo}\nwriting to: {out}")
     return out
 
 
+def committed_table(profile: str, repo=None) -> Path:
+    """The committed per-task results of ``profile``: ``<repo>/data/results/<profile>_profile_tasks.csv``
+    (written by ``tools/export_paper_results.py``; it may not exist)."""
+    repo = Path(repo) if repo is not None else repo_root()
+    return repo / "data" / "results" / f"{profile}_profile_tasks.csv"
+
+
+def read_committed(path) -> pd.DataFrame:
+    """A committed per-task table as rows of :func:`turs.bench.summarize` (default settings)."""
+    table = pd.read_csv(path, dtype={"message": str}, keep_default_na=True)
+    missing = {"dataset", "fold", "algorithm", "status"} - set(table.columns)
+    if missing:
+        raise ValueError(f"{path} is not a per-task results table: it has no column(s) {sorted(missing)}. "
+                         "Rewrite it with tools/export_paper_results.py.")
+    table["settings"] = "{}"
+    table["message"] = table.get("message", pd.Series("", index=table.index)).fillna("")
+    table["fold"] = table["fold"].astype(int)
+    return table
+
+
 def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, folds=None, datasets=None,
-                timeout: float | None = 600.0, progress: bool = True, skip=None) -> pd.DataFrame:
+                timeout: float | None = 600.0, progress: bool = True, skip=None, table=None) -> pd.DataFrame:
     """Run the missing benchmark tasks of ``profile`` and return their summary.
 
     Parameters
@@ -106,8 +137,14 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
         profile, none otherwise. A skipped task that already has a record uses it; otherwise it
         gets a row with status ``"skipped"`` and the reason as ``message``.
 
+    table : path-like, optional
+        The committed per-task table used with ``TURS_REPRODUCE_COMPUTE=0``; default
+        :func:`committed_table` of ``profile`` (``data/results/paper_profile_tasks.csv``).
+
     With the environment variable ``TURS_REPRODUCE_COMPUTE=0`` (``make reproduce COMPUTE=0``)
-    nothing is computed: a task without a record gets a row with status ``"skipped"``.
+    nothing is computed: a task without a record takes its row from the committed table when it
+    has one (so the paper figures redraw on a fresh clone without any dataset), else it gets a
+    row with status ``"skipped"``.
 
     Returns
     -------
@@ -129,11 +166,25 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     out = Path(results_dir) if results_dir is not None else repo_root() / "results" / profile
     skip = dict(QUICK_SKIP if profile == "quick" else {}) if skip is None else dict(skip)
     tasks = make_tasks(datasets, algorithms, folds=folds)
+    committed = pd.DataFrame()
     if os.environ.get("TURS_REPRODUCE_COMPUTE", "1") == "0":
-        reason = f"no record in {out} and TURS_REPRODUCE_COMPUTE=0 (run `make experiments` or drop COMPUTE=0)"
-        skip.update({(t.algorithm, t.dataset): reason for t in tasks
-                     if (t.algorithm, t.dataset) not in skip and not record_path(out, t.id).is_file()})
-    todo = [t for t in tasks if (t.algorithm, t.dataset) not in skip or record_path(out, t.id).is_file()]
+        table = Path(table) if table is not None else committed_table(profile)
+        absent = [t for t in tasks if not record_path(out, t.id).is_file()]
+        if absent and table.is_file():
+            rows = read_committed(table).set_index(["dataset", "fold", "algorithm"], drop=False)
+            wanted = [(t.dataset, int(t.fold), t.algorithm) for t in absent]
+            committed = rows.loc[[k for k in wanted if k in rows.index]].reset_index(drop=True)
+            committed["source"] = str(table)
+        have = set(zip(committed.get("dataset", []), committed.get("fold", []), committed.get("algorithm", [])))
+        reason = (f"no record in {out}{f' nor in {table.name}' if table.is_file() else ''} and "
+                  "TURS_REPRODUCE_COMPUTE=0 (run `make experiments` or drop COMPUTE=0)")
+        skip = {**skip, **{(t.algorithm, t.dataset): reason for t in absent
+                           if (t.algorithm, t.dataset) not in skip and (t.dataset, int(t.fold), t.algorithm) not in have}}
+        from_table = have
+    else:
+        from_table = set()
+    todo = [t for t in tasks if (t.dataset, int(t.fold), t.algorithm) not in from_table
+            and ((t.algorithm, t.dataset) not in skip or record_path(out, t.id).is_file())]
     run(todo, out, n_jobs=n_jobs, timeout=timeout, progress=progress, probe_first=True)
     frame = summarize(out) if out.is_dir() else summarize([])
     keep = (frame["dataset"].isin(datasets) & frame["algorithm"].isin(algorithms)
@@ -141,14 +192,20 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     frame = frame[keep]
     skipped = [{"dataset": t.dataset, "fold": int(t.fold), "algorithm": t.algorithm, "settings": "{}",
                 "status": "skipped", "message": skip[(t.algorithm, t.dataset)]}
-               for t in tasks if t not in todo]
-    if skipped:
-        frame = pd.concat([frame, pd.DataFrame(skipped)], ignore_index=True)
+               for t in tasks if t not in todo and (t.dataset, int(t.fold), t.algorithm) not in from_table]
+    parts = [p for p in (frame, committed, pd.DataFrame(skipped)) if len(p)]
+    if len(parts) > 1:
+        frame = pd.concat(parts, ignore_index=True)
+    elif parts:
+        frame = parts[0]
     frame = frame.sort_values(["dataset", "algorithm", "fold"], kind="stable").reset_index(drop=True)
     frame.attrs.update(profile=profile, datasets=datasets, folds=folds, algorithms=algorithms,
-                       results_dir=str(out))
+                       results_dir=str(out), from_committed_table=len(committed))
     if progress:
         print(f"results: {out}\n{len(frame)} task records: {frame['status'].value_counts().to_dict()}")
+        if len(committed):
+            print(f"{len(committed)} of them from the committed table {committed['source'].iloc[0]} "
+                  f"(no record in {out})")
     return frame
 
 
@@ -181,15 +238,26 @@ def failures(frame: pd.DataFrame) -> pd.DataFrame:
             .reset_index())
 
 
+#: The compact copy of ``../shared/anchors/reference_turs2_runs.csv`` in the repository.
+REFERENCE_RUNS_COPY = Path("data") / "results" / "reference_turs2_runs.csv"
+
+
 def reference_runs(path=None) -> pd.DataFrame | None:
-    """The runs of the authors' implementation (TURS2) measured on this machine type
-    (``../shared/anchors/reference_turs2_runs.csv`` beside the repository, or ``path``), with a
+    """The runs of the authors' implementation (TURS2) measured on this machine type, with a
     column ``thesis_name``: our registry name of the dataset, matched on the suite and the file
     name (``uci/HeartCleveland`` -> ``heartcleveland``, ``adbench/glass.npz`` -> ``glass-2``), NaN
-    outside the study. None when the file does not exist."""
+    outside the study.
+
+    Read from ``path``; by default from ``../shared/anchors/reference_turs2_runs.csv`` beside the
+    repository, or, when that is absent (a fresh clone), from its compact copy in the repository
+    (:data:`REFERENCE_RUNS_COPY`, the columns the notebooks use). None when neither exists.
+    ``attrs["path"]`` says which file was read."""
     from .datasets import REGISTRY
 
-    path = Path(path) if path is not None else repo_root().parent / "shared" / "anchors" / "reference_turs2_runs.csv"
+    if path is None:
+        shared = repo_root().parent / "shared" / "anchors" / "reference_turs2_runs.csv"
+        path = shared if shared.is_file() else repo_root() / REFERENCE_RUNS_COPY
+    path = Path(path)
     if not path.is_file():
         return None
     runs = pd.read_csv(path)
@@ -208,14 +276,12 @@ def thesis_table(name: str) -> pd.DataFrame:
     return table.set_index(table.columns[0])
 
 
-def save_figure(fig, out_dir, stem: str, dpi: int = 150) -> list[Path]:
-    """Write ``fig`` as ``<out_dir>/<stem>.png`` and ``.pdf``; returns the two paths."""
-    out = Path(os.fspath(out_dir))
-    out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{stem}.png", out / f"{stem}.pdf"]
-    for path in paths:
-        fig.savefig(path, dpi=dpi, bbox_inches="tight")
-    return paths
+def save_figure(fig, out_dir, stem: str, dpi: int = 150, max_width_px: int | None = 2000) -> list[Path]:
+    """Write ``fig`` as ``<out_dir>/<stem>.png`` and ``.pdf`` through :func:`turs.style.save`
+    (which refuses text under 11 pt and a PNG wider than ``max_width_px``); returns the paths."""
+    from .style import save
+
+    return save(fig, out_dir, stem, formats=("png", "pdf"), dpi=dpi, max_width_px=max_width_px)
 
 
 def markdown(table: pd.DataFrame, bold=None, digits: int = 3, extra=None) -> str:

@@ -12,7 +12,7 @@ import pandas as pd
 from .runner import read_records
 from .tasks import RECORD_FIELDS
 
-__all__ = ["Comparison", "compare", "summarize", "write_table"]
+__all__ = ["EXPORT_COLUMNS", "Comparison", "compare", "export_tasks", "summarize", "write_table"]
 
 #: Acceptance thresholds of the reproduction check (issue #4).
 AUC_TOLERANCE = 0.02
@@ -69,6 +69,42 @@ def write_table(frame: pd.DataFrame, out: str | os.PathLike, parquet: bool = Tru
         frame.to_parquet(pq, index=False)
         written.append(pq)
     return written
+
+
+#: The columns of a committed per-task table (:func:`export_tasks`): what the notebooks read.
+EXPORT_COLUMNS = ["dataset", "fold", "algorithm", "status", "message", "n_train", "n_test", "roc_auc", "roc_auc_rp",
+                  "overlap_pct", "g", "n_rules", "n_literals", "fit_seconds", "mdl_score", "mdl_data_bits",
+                  "mdl_regret_bits", "mdl_model_bits"]
+
+
+def export_tasks(results: str | os.PathLike | list | pd.DataFrame, algorithms=None, datasets=None,
+                 message_chars: int = 200) -> pd.DataFrame:
+    """The compact per-task table of a results folder, to be committed (see ``docs/benchmark.md``).
+
+    One row per record with default settings (``settings == "{}"``), restricted to ``algorithms``
+    and ``datasets`` when given, columns :data:`EXPORT_COLUMNS` (the MDL columns are empty except
+    for TURS variants; ``message`` only for records whose status is not ``ok``, on one line and
+    cut to ``message_chars``), sorted by dataset, algorithm and fold. Write it with
+    ``frame.to_csv(path, index=False, float_format="%.6g")`` (6 significant digits).
+    """
+    frame = results if isinstance(results, pd.DataFrame) else summarize(results)
+    frame = frame[frame["settings"] == "{}"]
+    if algorithms is not None:
+        frame = frame[frame["algorithm"].isin(list(algorithms))]
+    if datasets is not None:
+        frame = frame[frame["dataset"].isin(list(datasets))]
+    frame = frame.reindex(columns=EXPORT_COLUMNS).copy()
+    if frame.duplicated(["dataset", "fold", "algorithm"]).any():
+        dup = frame[frame.duplicated(["dataset", "fold", "algorithm"], keep=False)].iloc[0]
+        raise ValueError(f"Two records with default settings for ({dup['dataset']}, fold {dup['fold']}, "
+                         f"{dup['algorithm']}): a per-task table needs one. Remove the stale record.")
+    ok = frame["status"] == "ok"
+    text = frame["message"].fillna("").astype(str).str.replace(r"\s+", " ", regex=True).str.strip()
+    frame["message"] = text.str.slice(0, message_chars).where(~ok, "")
+    for col in EXPORT_COLUMNS[5:]:
+        frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
+    frame["fold"] = frame["fold"].astype(int)
+    return frame.sort_values(["dataset", "algorithm", "fold"], kind="stable").reset_index(drop=True)
 
 
 @dataclass

@@ -1,0 +1,78 @@
+#!/usr/bin/env python3
+"""Write the committed tables the paper-profile figures are redrawn from (no dataset needed).
+
+    python tools/export_paper_results.py                  # results/paper -> data/results/
+    python tools/export_paper_results.py --results results/paper --algorithms turs,cart
+
+1. ``data/results/paper_profile_tasks.csv``: one row per (dataset, fold, algorithm) of the paper
+   run's records with default settings (``turs.bench.summary.export_tasks``): status, the
+   metrics the notebooks read, fit seconds, sizes and, for TURS variants, the MDL score and its
+   parts; numbers to 6 significant digits.
+2. ``data/results/reference_turs2_runs.csv``: the columns of
+   ``../shared/anchors/reference_turs2_runs.csv`` (the authors' implementation measured on this
+   machine type) that Fig. 3.7 and the auxiliary-beam notebook use; skipped when that file is
+   absent.
+
+``turs.reproduce.get_results`` reads (1) with ``TURS_REPRODUCE_COMPUTE=0`` for every task that
+has no record in the results folder, and ``turs.reproduce.reference_runs`` reads (2) when
+``../shared`` is absent, so ``make reproduce PROFILE=paper COMPUTE=0`` works on a fresh clone.
+Exit status: 0 on success, 2 when the results folder has no record.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import pandas as pd
+
+REPO = Path(__file__).resolve().parent.parent
+#: The reference runs' columns the notebooks read (and the sizes, for context).
+REFERENCE_COLUMNS = ["variant", "suite", "dataset", "fold", "n_train", "n_test", "status", "fit_seconds",
+                     "roc_auc_test", "num_rules", "total_literals", "total_cl_bits"]
+
+
+def export_reference(source: Path, out: Path) -> pd.DataFrame:
+    runs = pd.read_csv(source)
+    missing = [c for c in REFERENCE_COLUMNS if c not in runs.columns]
+    if missing:
+        raise ValueError(f"{source} has no column(s) {missing}; expected the anchors' reference_turs2_runs.csv.")
+    runs = runs[REFERENCE_COLUMNS]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    runs.to_csv(out, index=False, float_format="%.6g")
+    return runs
+
+
+def main(argv=None) -> int:
+    from turs.bench.summary import export_tasks
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--results", type=Path, default=REPO / "results" / "paper", help="records folder (default results/paper)")
+    ap.add_argument("--out", type=Path, default=REPO / "data" / "results" / "paper_profile_tasks.csv")
+    ap.add_argument("--algorithms", default=None, help="comma-separated names to keep (default: every one with records)")
+    ap.add_argument("--reference", type=Path, default=REPO.parent / "shared" / "anchors" / "reference_turs2_runs.csv")
+    ap.add_argument("--reference-out", type=Path, default=REPO / "data" / "results" / "reference_turs2_runs.csv")
+    args = ap.parse_args(argv)
+
+    if not args.results.is_dir() or not any(args.results.glob("*.json")):
+        print(f"export: {args.results} holds no task record (*.json); run `make experiments PROFILE=paper` "
+              "or pass --results.", file=sys.stderr)
+        return 2
+    algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()] if args.algorithms else None
+    table = export_tasks(args.results, algorithms=algorithms)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(args.out, index=False, float_format="%.6g")
+    counts = table.groupby("algorithm")["status"].value_counts().unstack(fill_value=0)
+    print(f"{len(table)} task rows ({table['dataset'].nunique()} datasets) -> {args.out} "
+          f"({args.out.stat().st_size / 1024:.0f} KB)")
+    print(counts.to_string())
+    if args.reference.is_file():
+        runs = export_reference(args.reference, args.reference_out)
+        print(f"{len(runs)} reference runs -> {args.reference_out} ({args.reference_out.stat().st_size / 1024:.0f} KB)")
+    else:
+        print(f"{args.reference} is absent: {args.reference_out} left as it is")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
