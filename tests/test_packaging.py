@@ -104,7 +104,9 @@ def test_run_notebook_parameters(tmp_path):
     assert runner.parameters_from(args) == {"profile": "paper", "out_dir": str(tmp_path), "n": 3, "name": "iris"}
     default = runner.build_parser().parse_args(["nb.py"])
     assert default.profile == "quick"
-    assert default.out_dir == REPO / "figures"
+    assert default.out_dir is None  # then the profile decides: quick -> build/figures, paper -> figures
+    assert runner.default_out_dir("quick") == REPO / "build" / "figures"
+    assert runner.default_out_dir("paper") == REPO / "figures"
 
 
 NOTEBOOK = '''\
