@@ -92,7 +92,8 @@ shown = [a for a in RULE_LEARNERS if a in seconds and seconds[a].notna().any()]
 if seconds["TURS2"].notna().any():
     shown.append("TURS2")
 n_data = len(order)
-fig, ax = plt.subplots(figsize=(9.0, max(3.0, 0.3 * n_data + 1.2) + 0.3 * ((len(shown) + 1) // 2) + 1.0))
+fig, ax = plt.subplots(figsize=(9.0, max(3.0, 0.3 * n_data + 1.2) + 0.3 * ((len(shown) + 1) // 2) + 0.6),
+                       layout="constrained")
 y = np.arange(n_data)
 offsets = np.linspace(-0.28, 0.28, len(shown)) if len(shown) > 1 else [0.0]
 for off, alg in zip(offsets, shown):
@@ -115,9 +116,8 @@ ax.set_xlabel("mean fit time per fold (seconds, log scale)")
 ax.set_ylabel("dataset (rows), smallest first")
 ax.grid(axis="x", which="major", alpha=0.4)
 ax.grid(axis="y", alpha=0.15)
-ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08 - 0.7 / fig.get_figheight()), ncol=2, frameon=False)
+fig.legend(loc="outside lower center", ncol=2, frameon=False)
 ax.set_title(f"Figure 3.7: fit time of the rule learners (ours, {profile} profile{': bundled data' if QUICK else ''})")
-fig.tight_layout()
 save_figure(fig, OUT, "fig3_7_runtime")
 plt.close(fig)
 display(Image(filename=str(OUT / "fig3_7_runtime.png")))
