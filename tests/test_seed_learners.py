@@ -230,3 +230,150 @@ def test_value_objects():
     assert str(Conjunction()) == "TRUE" and len(r) == 2
     with pytest.raises(ValueError, match="op must be"):
         Condition(0, "<", 1.0)
+
+
+# ============================================================================== LIRE (seed 002)
+from turs.competitors import lire as lr  # noqa: E402
+
+
+def naive_G(R, y, alpha, b, gamma, lam, s=0.0):
+    """Problem 2 term by term: (1/N) sum exp(-y f) + gamma |supp| + lam (1/N) sum |lsupp| / |supp|."""
+    N = R.shape[1]
+    supp = [m for m in range(len(alpha)) if alpha[m] != 0]
+    loss = 0.0
+    local = 0.0
+    for n in range(N):
+        f = b + sum(alpha[m] * R[m, n] for m in range(len(alpha)))
+        loss += np.exp(-y[n] * f) / N
+        local += sum(1 for m in supp if R[m, n]) / N
+    omega = local / len(supp) if supp else 0.0
+    smooth = s * sum(np.exp(alpha[m]) + np.exp(-alpha[m]) - 2 for m in supp)
+    return loss + smooth + gamma * len(supp) + lam * omega
+
+
+def lire_instance(seed, M=8, N=40):
+    rng = np.random.default_rng(seed)
+    R = (rng.random((M, N)) < rng.uniform(0.2, 0.7, (M, 1))).astype(np.float32)
+    y = np.where(rng.random(N) < 0.5, 1.0, -1.0)
+    alpha = np.where(rng.random(M) < 0.5, rng.normal(size=M), 0.0)
+    return R, y, alpha
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_lire_objective_matches_the_twin(seed):
+    R, y, alpha = lire_instance(seed)
+    for s in (0.0, 0.01):
+        assert lr.lire_objective(R, y, alpha, 0.3, 0.01, 0.5, s) == pytest.approx(naive_G(R, y, alpha, 0.3, 0.01, 0.5, s))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_theorem_1_is_the_coordinate_minimiser(seed):
+    """For a rule m outside the support, Theorem 1's weight minimises G over alpha_m (checked on a
+    fine grid), for the paper's loss (s = 0) and the smoothed one."""
+    R, y, alpha = lire_instance(seed)
+    m = int(np.flatnonzero(alpha == 0)[0])
+    b, gamma, lam = 0.2, 0.002, 0.3
+    N = R.shape[1]
+    supp = np.flatnonzero(alpha)
+    p = R.mean(axis=1)
+    C = gamma + lam * (p[m] - (p[supp].mean() if len(supp) else 0.0)) / (1 + len(supp))
+    w = np.exp(-y * (b + alpha @ R)) / N
+    e_pos, e_neg = w[(R[m] > 0) & (y > 0)].sum(), w[(R[m] > 0) & (y < 0)].sum()
+    for s in (0.0, 0.01):
+        with np.errstate(divide="ignore"):
+            a, dec = lr._theorem1(e_pos, e_neg, C, s)
+        if s == 0.0 and min(e_pos, e_neg) == 0.0:  # a rule covering one class: the paper's weight is infinite
+            assert not np.isfinite(a)
+            continue
+        grid = np.linspace(-4, 4, 8001)
+        values = []
+        for g in grid:
+            al = alpha.copy()
+            al[m] = g
+            values.append(naive_G(R, y, al, b, gamma, lam, s))
+        best = grid[int(np.argmin(values))]
+        G0 = naive_G(R, y, alpha, b, gamma, lam, s)
+        if a == 0.0:
+            assert min(values) >= G0 - 1e-9  # no weight beats leaving the rule out
+        else:
+            assert abs(float(a) - best) < 2e-3
+            assert G0 - (dec - C) == pytest.approx(min(values), abs=1e-6)
+
+
+def test_lemma_1_local_regulariser_increment():
+    """Omega_L(alpha + a e_m) - Omega_L(alpha) = (p_m - Omega_L(alpha)) / (1 + |supp|)."""
+    R, y, alpha = lire_instance(5)
+    m = int(np.flatnonzero(alpha == 0)[0])
+    supp = np.flatnonzero(alpha)
+    omega = lr.lire_objective(R, y, alpha, 0.0, 0.0, 1.0) - lr.lire_objective(R, y, alpha, 0.0, 0.0, 0.0)
+    al = alpha.copy()
+    al[m] = 0.7
+    omega2 = lr.lire_objective(R, y, al, 0.0, 0.0, 1.0) - lr.lire_objective(R, y, al, 0.0, 0.0, 0.0)
+    assert omega2 - omega == pytest.approx((R[m].mean() - omega) / (1 + len(supp)))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_algorithm_1_lowers_the_objective(seed):
+    rng = np.random.default_rng(seed)
+    R = (rng.random((30, 200)) < 0.3).astype(np.float32)
+    y = np.where(R[0] + R[1] - R[2] + 0.3 * rng.normal(size=200) > 0.5, 1.0, -1.0)
+    alpha0 = np.where(rng.random(30) < 0.6, 0.1, 0.0)
+    s = 0.5 / 200
+    for gamma, lam in [(0.001, 0.0), (0.002, 0.5)]:
+        alpha, b, it = lr.fit_weights(R, y, alpha0, 0.0, gamma, lam, max_iter=200)
+        assert lr.lire_objective(R, y, alpha, b, gamma, lam, s) < lr.lire_objective(R, y, alpha0, 0.0, gamma, lam, s)
+        assert it < 200  # converged: the support stopped changing
+
+
+def test_extracted_rules_are_the_tree_nodes():
+    from sklearn.ensemble import RandomForestClassifier
+
+    X, y = load_breast_cancer(return_X_y=True)
+    rf = RandomForestClassifier(n_estimators=3, max_depth=3, random_state=0).fit(X, y)
+    rules = lr.extract_rules(rf)
+    covers = {np.packbits(r.covers(X)).tobytes() for r in rules}
+    for est in rf.estimators_:
+        paths = est.decision_path(X.astype(np.float32)).toarray().astype(bool)
+        for node in range(1, est.tree_.node_count):
+            assert np.packbits(paths[:, node]).tobytes() in covers
+    assert all(1 <= len(r) <= 3 for r in rules)
+
+
+def test_local_support_and_decision_function():
+    X, y = load_breast_cancer(return_X_y=True)
+    m = lr.LIREClassifier(gamma=0.003, lam=0.5, n_estimators=20).fit(X, y)
+    A = np.column_stack([r.covers(X) for r in m.rules_])
+    np.testing.assert_array_equal(m.local_support(X), A.sum(axis=1))
+    np.testing.assert_allclose(m.decision_function(X), m.intercept_ + A @ m.coef_)
+    np.testing.assert_allclose(m.predict_proba(X)[:, 1], 1 / (1 + np.exp(-2 * m.decision_function(X))))
+    assert np.all(m.coef_ != 0) and m.n_iter_ >= 1 and m.n_candidates_ > len(m.rules_)
+    assert str(m).splitlines()[1].startswith(f"{m.coef_[0]:+.4g}  IF ")
+
+
+def test_local_support_falls_as_lambda_grows():
+    """The paper's Fig. 3 trend for small gamma."""
+    X, y = load_breast_cancer(return_X_y=True)
+    local = [lr.LIREClassifier(gamma=0.001, lam=lam, n_estimators=30).fit(X, y).local_support(X).mean()
+             for lam in (0.0, 1.0, 4.0)]
+    assert local[0] > local[1] > local[2], local
+
+
+def test_lire_breast_cancer_three_fold_accuracy():
+    X, y = load_breast_cancer(return_X_y=True)
+    cv = StratifiedKFold(3, shuffle=True, random_state=0)
+    acc = cross_val_score(lr.LIREClassifier(), X, y, cv=cv)
+    assert acc.mean() >= 0.90, acc
+
+
+def test_lire_bad_parameters_are_named():
+    X, y = load_breast_cancer(return_X_y=True)
+    with pytest.raises(ValueError, match="The 'solver' parameter of LIREClassifier must be 'cdls' or 'l1'"):
+        lr.LIREClassifier(solver="x").fit(X, y)
+    with pytest.raises(ValueError, match="'gamma' parameter of LIREClassifier must be a float >= 0"):
+        lr.LIREClassifier(gamma=-1.0).fit(X, y)
+
+
+@parametrize_with_checks([lr.LIREClassifier(gamma=0.01, lam=0.02, n_estimators=10),
+                          lr.LIREClassifier(gamma=0.01, n_estimators=10, solver="l1")])
+def test_lire_sklearn_checks(estimator, check):
+    check(estimator)
