@@ -195,3 +195,62 @@ def test_evaluate_fills_the_metrics_from_the_rules():
     #    else   train {3.5, 3.6} p1 = 1, test {3.2} q1 = 1 -> d = 0, w = 2
     assert out["g"] == pytest.approx(3 * (1 / 6) / 7)
     assert [r["train_coverage"] for r in out["rules"]] == [3, 2, 2]
+    # P(1) = .2 (x < 2), .7 (1 <= x < 3), .9 (else): predicted 0, 0, 1, 1 against 0, 1, 1, 1
+    assert out["accuracy"] == pytest.approx(0.75)
+    # explanations (covering rules, else the else rule): {x<2}, {x<2, 1<=x<3}, {1<=x<3}, {else}
+    # rules 1 + 2 + 1 + 1 = 5, literals 1 + 3 + 2 + 0 = 6, over 4 rows
+    assert out["local_rules"] == pytest.approx(1.25)
+    assert out["local_literals"] == pytest.approx(1.5)
+
+
+# ---------------------------------------------------------------------------------- accuracy
+def test_accuracy_takes_the_most_probable_class():
+    y = np.array(["b", "a", "b", "a"])
+    proba = np.array([[.2, .8], [.6, .4], [.5, .5], [.1, .9]])  # b, a, a (tie: first class), b
+    assert metrics.accuracy(y, proba, np.array(["a", "b"])) == pytest.approx(0.5)
+    assert np.isnan(metrics.accuracy(np.array([]), np.zeros((0, 2)), np.array(["a", "b"])))
+
+
+# ------------------------------------------------------------------ local explanation size
+def _rows(n, *sets):
+    return [np.isin(np.arange(n), list(s)) for s in sets]
+
+
+def test_local_explanation_size_by_model_kind():
+    n = 4
+    # rule set: A (2 literals) covers rows 0, 1; B (1) rows 1, 2; the else rule row 3
+    E = metrics.explanation_matrix("covering", _rows(n, {0, 1}, {1, 2}, {3}), [False, False, True])
+    np.testing.assert_array_equal(E.sum(axis=1), [1, 2, 1, 1])
+    assert metrics.local_explanation_size(E, [2, 1, 0]) == pytest.approx((5 / 4, (2 + 3 + 1 + 0) / 4))
+    # rule list r1 (1), r2 (2), default: used for rows {0}, {1, 2}, {3}: prefixes of 1, 2, 2, 3 rules
+    E = metrics.explanation_matrix("prefix", _rows(n, {0}, {1, 2}, {3}), [False, False, True])
+    assert metrics.local_explanation_size(E, [1, 2, 0]) == pytest.approx(((1 + 2 + 2 + 3) / 4, (1 + 3 + 3 + 3) / 4))
+    # two one-vs-rest lists: [a (1): {0, 1}, d1: {2, 3}] and [b (2): {2}, c (1): {0}, d2: {1, 3}]
+    # row 0: a | b c; row 1: a | b c d2; row 2: a d1 | b; row 3: a d1 | b c d2
+    E = metrics.explanation_matrix("prefix", _rows(n, {0, 1}, {2, 3}, {2}, {0}, {1, 3}),
+                                   [False, True, False, False, True])
+    np.testing.assert_array_equal(E.sum(axis=1), [3, 4, 3, 5])
+    assert metrics.local_explanation_size(E, [1, 0, 2, 1, 0]) == pytest.approx((15 / 4, (4 + 4 + 3 + 4) / 4))
+    # tree: leaves at depths 1, 2, 2 holding rows {0}, {1, 2}, {3}: one path each
+    E = metrics.explanation_matrix("leaf", _rows(n, {0}, {1, 2}, {3}), [False, False, False])
+    assert metrics.local_explanation_size(E, [1, 2, 2]) == pytest.approx((1.0, 7 / 4))
+    # additive (RuleFit, LIRE): r1 (1) covers {0, 1}, r2 (3) covers {1}; rows 2, 3 need no rule
+    E = metrics.explanation_matrix("additive", _rows(n, {0, 1}, {1}), [False, False])
+    assert metrics.local_explanation_size(E, [1, 3]) == pytest.approx((3 / 4, 5 / 4))
+
+
+def test_local_explanation_size_checks_its_input():
+    with pytest.raises(ValueError, match="mode must be one of"):
+        metrics.explanation_matrix("bag", _rows(2, {0}), [False])
+    with pytest.raises(ValueError, match="n_rules = len"):
+        metrics.local_explanation_size(np.ones((2, 2), bool), [1])
+    assert np.isnan(metrics.local_explanation_size(np.zeros((0, 1), bool), [1])[0])
+
+
+def test_tree_adapter_explains_with_its_path():
+    X = pd.DataFrame({"x": [0.0, 1.0, 2.0, 3.0]})
+    cart = CARTAdapter().fit(X, np.array([0, 1, 1, 0]))
+    E = cart.explain(X)
+    np.testing.assert_array_equal(E.sum(axis=1), 1)
+    sizes = metrics.local_explanation_size(E, [r.n_literals for r in cart.rules()])
+    assert sizes == pytest.approx((1.0, (1 + 2 + 2 + 2) / 4))  # x=0 at depth 1, the others at depth 2

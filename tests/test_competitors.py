@@ -25,6 +25,10 @@ FAST = {
     "BRS": {"n_cuts": 2, "num_iterations": 100, "num_chains": 1, "n_rules": 200},
     "BRL": {"n_cuts": 2, "max_iter": 500, "n_chains": 2},
     "RuleFit": {"n_estimators": 20},
+    # 9 decile cuts (the default) put none in threshold_data's gap (0.4, 0.6): 19 do
+    "submodular": {"lam": 1.0, "positive_class": None, "n_thresholds": 19},
+    "lire": {"n_estimators": 20, "gamma": 0.003},
+    "lire-rulefit": {"n_estimators": 20, "gamma": 0.003},
 }
 
 
@@ -267,6 +271,10 @@ def test_missing_library_raises_import_error_with_hint(monkeypatch):
 
     monkeypatch.setattr(common.importlib.util, "find_spec", lambda name: None)
     for name, cls in comp.COMPETITORS.items():
+        if not cls.requires:  # written in turs (the seed papers' learners): nothing to install
+            cls()
+            assert comp.available()[name] is None
+            continue
         with pytest.raises(ImportError, match="install-competitors.sh"):
             cls()
         assert comp.available()[name] is not None
@@ -276,7 +284,11 @@ def test_register_all_registers_every_competitor():
     seen = {}
     comp.register_all(lambda name, factory: seen.setdefault(name, factory))
     assert seen == comp.COMPETITORS
-    assert {"BRS", "C45", "CLASSY", "RIPPER", "CN2"} <= set(seen)
+    assert {"BRS", "C45", "CLASSY", "RIPPER", "CN2", "submodular", "lire"} <= set(seen)
+    from turs.bench import get_algorithm
+
+    assert get_algorithm("submodular").factory is comp.SubmodularAdapter
+    assert get_algorithm("lire").factory is comp.LIREAdapter
 
 
 def test_importing_turs_loads_no_competitor_library():
@@ -335,3 +347,50 @@ def test_install_script_and_competitors_extra_agree():
     in_extra = {re.sub(r"[-_.]+", "-", re.match(r"[A-Za-z0-9._-]+", r).group(0)).lower() for r in listed}
     assert in_script == in_extra
     assert {"python-weka-wrapper3", "imodels"} <= in_script
+
+
+# ---------------------------------------------------------------- local explanations
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_every_prediction_has_an_explanation_of_its_kind(name):
+    """explain(): a rule set's rows are explained by their covering rules or the default; a rule
+    list's by a prefix ending at the rule used for the row; a partition's by its own rule; an
+    additive model's by its covering rules."""
+    X, y = noisy_binary()
+    a = make(name).fit(X, y)
+    rules = a.rules()
+    masks = np.column_stack([r.mask(X) for r in rules])
+    E = a.explain(X)
+    assert E.shape == masks.shape and E.dtype == bool
+    mode = a.explanation_mode()
+    default = np.array([r.is_default for r in rules])
+    if mode == "leaf":
+        np.testing.assert_array_equal(E, masks)
+        np.testing.assert_array_equal(E.sum(axis=1), 1)
+    elif mode in ("covering", "additive"):
+        np.testing.assert_array_equal(E[:, ~default], masks[:, ~default])
+        if default.any():
+            np.testing.assert_array_equal(E[:, default].any(axis=1), ~masks[:, ~default].any(axis=1))
+    else:  # prefix: per row, the explained rules of each list are a prefix ending where the row is used
+        assert mode == "prefix"
+        for i in range(len(X)):
+            last = np.flatnonzero(E[i])[-1]
+            assert masks[i, last]
+            assert E[i, : last + 1].all() or default.sum() > 1  # one list: a contiguous prefix
+
+
+def test_seed_learners_rules_give_their_predictions():
+    X, y = threshold_data()
+    a = make("submodular").fit(X, y)
+    P = a.predict_proba(X)
+    rules = a.rules()
+    covered = np.column_stack([r.mask(X) for r in rules[:-1]]).any(axis=1)
+    pos = list(a.classes_).index(a.model_.positive_class_)
+    np.testing.assert_allclose(P[covered, pos], a.model_.covered_proba_)
+    np.testing.assert_array_equal(rules[-1].mask(X), ~covered)
+    b = make("lire").fit(X, y)
+    E = b.explain(X)
+    np.testing.assert_array_equal(E.sum(axis=1), b.model_.local_support(X))
+    f = b.model_.intercept_ + E.astype(float) @ b.model_.coef_
+    np.testing.assert_allclose(b.predict_proba(X)[:, 1], 1 / (1 + np.exp(-2 * f)))

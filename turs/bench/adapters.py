@@ -12,7 +12,13 @@ Rule semantics for the metrics:
   (it covers them and no earlier rule does);
 * trees (CART, C4.5): one rule per leaf, ``mask`` is the leaf's instances, ``n_literals`` the
   depth of the leaf;
-* the default / else rule has ``is_default=True`` and ``n_literals=0``.
+* the default / else rule has ``is_default=True`` and ``n_literals=0``;
+* additive models (RuleFit, LIRE): ``mask`` is the rule's cover; a row's prediction sums the
+  weights of every rule covering it.
+
+:meth:`Adapter.explain` says which rules explain each row's prediction (the local explanation
+size of issue 21), by the adapter's ``explanation`` mode (:data:`turs.bench.metrics.EXPLANATION_MODES`;
+by default ``"covering"`` for rule sets, ``"prefix"`` for rule lists, ``"leaf"`` for trees).
 """
 from __future__ import annotations
 
@@ -41,6 +47,7 @@ class Adapter:
     kind: str = "rule_set"  # "rule_set" | "rule_list" | "tree"
     hard_predictions: bool = False  # True when predict_proba returns one-hot predictions
     binary_only: bool = False  # True when the library handles two classes only
+    explanation: str | None = None  # None: from kind (rule_set covering, rule_list prefix, tree leaf)
 
     def __init__(self, **params):
         self.params = params
@@ -67,6 +74,23 @@ class Adapter:
 
     def n_literals(self) -> int:
         return int(sum(r.n_literals for r in self.rules()))
+
+    def explanation_mode(self) -> str:
+        """How one prediction is explained (see :data:`turs.bench.metrics.EXPLANATION_MODES`)."""
+        if self.explanation is not None:
+            return self.explanation
+        return {"rule_set": "covering", "rule_list": "prefix", "tree": "leaf"}[self.kind]
+
+    def explain(self, X: pd.DataFrame, rules: list | None = None, masks: list | None = None) -> np.ndarray:
+        """``(n, n_rules)`` boolean: which rules of :meth:`rules` explain each row's prediction.
+
+        ``rules`` and their ``masks`` on ``X`` may be passed when already computed.
+        """
+        from .metrics import explanation_matrix
+
+        rules = list(self.rules()) if rules is None else rules
+        masks = [np.asarray(r.mask(X), dtype=bool) for r in rules] if masks is None else masks
+        return explanation_matrix(self.explanation_mode(), masks, [r.is_default for r in rules])
 
     def extra(self) -> dict:
         """Algorithm-specific numbers to store with the result (e.g. TURS's MDL breakdown)."""

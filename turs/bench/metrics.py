@@ -12,6 +12,11 @@ same code.
 * :func:`probability_difference`: ``g``, the train/test difference of the rules' class
   probabilities (3.6.4, Eq. 3.26), weighted by training coverage.
 * :func:`total_literals`: the sum of the rule lengths (3.6.5).
+* :func:`accuracy`: the fraction of test rows whose most probable class is their label (the
+  seed papers' measure).
+* :func:`explanation_matrix` and :func:`local_explanation_size`: which rules one must read to
+  explain each prediction, and their average number and literals per row (issue 21, the local
+  interpretability of seed 002 extended to every rule model).
 """
 from __future__ import annotations
 
@@ -20,7 +25,11 @@ from typing import Callable, Iterable, Sequence
 import numpy as np
 
 __all__ = [
+    "EXPLANATION_MODES",
+    "accuracy",
     "class_distribution",
+    "explanation_matrix",
+    "local_explanation_size",
     "overlap_percentage",
     "probability_difference",
     "random_picking_roc_auc",
@@ -175,3 +184,82 @@ def total_literals(lengths: Iterable[int]) -> int:
             raise ValueError(f"A rule length must be >= 0. Got {n}.")
         total += n
     return total
+
+
+def accuracy(y_true, proba, classes) -> float:
+    """Fraction of rows whose highest-probability class (``classes[argmax proba]``, the first
+    on ties) is the true label; NaN for no rows."""
+    y_true = np.asarray(y_true)
+    classes = np.asarray(classes)
+    proba = _check_proba(y_true, proba, classes)
+    if len(y_true) == 0:
+        return float("nan")
+    return float(np.mean(classes[np.argmax(proba, axis=1)] == y_true))
+
+
+#: How each kind of model explains one prediction (the rules one must read):
+#:
+#: * ``"covering"`` (rule sets: TURS, CN2, BRS, submodular DNF): the rules covering the row, or
+#:   the default / else rule(s) when none does;
+#: * ``"prefix"`` (rule lists: CLASSY, RIPPER, BRL): the first rule covering the row and every
+#:   rule before it (their negations are part of the explanation); a list ends at its default
+#:   rule, and several lists (one-vs-rest) are read one after the other;
+#: * ``"leaf"`` (trees, and models whose rules partition the rows, e.g. OneR's intervals): the
+#:   one rule whose mask holds the row (a tree's rule is a root-to-leaf path);
+#: * ``"additive"`` (RuleFit, LIRE): every rule covering the row (its non-zero-weight rules);
+#:   none when no rule covers it (the intercept alone).
+EXPLANATION_MODES = ("covering", "prefix", "leaf", "additive")
+
+
+def explanation_matrix(mode: str, masks, is_default) -> np.ndarray:
+    """``(n, R)`` boolean: which of the ``R`` rules explain the prediction of each of ``n`` rows.
+
+    ``masks[j]`` is rule ``j``'s boolean mask over the rows as the adapters give it (rule sets
+    and additive models: the rule's cover; rule lists: the rows it is used for; trees: the
+    leaf's rows), ``is_default[j]`` whether it is a default / else rule. See
+    :data:`EXPLANATION_MODES`.
+    """
+    if mode not in EXPLANATION_MODES:
+        raise ValueError(f"mode must be one of {EXPLANATION_MODES}. Got {mode!r}.")
+    is_default = np.asarray(is_default, dtype=bool)
+    M = np.column_stack([np.asarray(m, dtype=bool) for m in masks]) if len(masks) else None
+    if M is None:
+        raise ValueError("explanation_matrix needs at least one rule mask (a model has a rule or a default rule).")
+    if M.shape[1] != len(is_default):
+        raise ValueError(f"masks and is_default must have one entry per rule; got {M.shape[1]} and {len(is_default)}.")
+    if mode in ("leaf", "additive"):
+        return M.copy()
+    if mode == "covering":
+        out = M & ~is_default
+        none = ~out.any(axis=1)
+        out[:, is_default] = none[:, None]
+        return out
+    # prefix: rules up to each list's default rule form one list
+    out = np.zeros_like(M)
+    ends = list(np.flatnonzero(is_default)) or [M.shape[1] - 1]
+    if ends[-1] != M.shape[1] - 1:
+        ends.append(M.shape[1] - 1)
+    start = 0
+    for end in ends:
+        seg = M[:, start:end + 1]
+        fired = seg.any(axis=1)
+        first = np.where(fired, seg.argmax(axis=1), seg.shape[1] - 1)  # none fires: the whole list
+        out[:, start:end + 1] = np.arange(seg.shape[1])[None, :] <= first[:, None]
+        start = end + 1
+    return out
+
+
+def local_explanation_size(explain, n_literals) -> tuple[float, float]:
+    """(mean number of rules, mean number of literals) one must read per row.
+
+    ``explain`` is :func:`explanation_matrix`'s ``(n, R)`` boolean matrix, ``n_literals`` the
+    ``R`` rule lengths (a default rule has 0). NaN for no rows.
+    """
+    explain = np.asarray(explain, dtype=bool)
+    lengths = np.asarray(list(n_literals), dtype=float)
+    if explain.ndim != 2 or explain.shape[1] != len(lengths):
+        raise ValueError(f"explain must be (n_rows, n_rules) with n_rules = len(n_literals) = {len(lengths)}. "
+                         f"Got shape {explain.shape}.")
+    if explain.shape[0] == 0:
+        return float("nan"), float("nan")
+    return float(explain.sum(axis=1).mean()), float((explain @ lengths).mean())

@@ -57,6 +57,7 @@ RECORD_FIELDS = (
     "status", "message", "traceback",
     "n_train", "n_test", "n_features", "n_classes",
     "roc_auc", "roc_auc_rp", "overlap_pct", "g", "n_literals", "n_rules",
+    "accuracy", "local_rules", "local_literals",
     "fit_seconds", "predict_seconds", "wall_seconds",
     "extra", "classes", "rules", "warnings",
     "turs_version", "python", "host", "pid", "started_at", "finished_at",
@@ -212,7 +213,8 @@ def evaluate(adapter, X_train, y_train, X_test, y_test, n_draws: int = N_RANDOM_
     t = time.perf_counter()
     proba = np.asarray(adapter.predict_proba(X_test), dtype=float)
     predict_seconds = time.perf_counter() - t
-    out = {"roc_auc": metrics.roc_auc(y_test, proba, classes), "predict_seconds": predict_seconds}
+    out = {"roc_auc": metrics.roc_auc(y_test, proba, classes), "predict_seconds": predict_seconds,
+           "accuracy": metrics.accuracy(y_test, proba, classes)}
 
     try:
         rules = list(adapter.rules())
@@ -226,6 +228,10 @@ def evaluate(adapter, X_train, y_train, X_test, y_test, n_draws: int = N_RANDOM_
         out["n_literals"] = metrics.total_literals(r.n_literals for r in rules)
         out["n_rules"] = sum(1 for r in rules if not r.is_default)
         proper = [m for r, m in zip(rules, test_masks) if not r.is_default]
+        if rules:
+            explain = adapter.explain(X_test, rules, test_masks)
+            out["local_rules"], out["local_literals"] = metrics.local_explanation_size(
+                explain, [r.n_literals for r in rules])
         covers_test = np.column_stack(proper) if proper else np.zeros((len(y_test), 0), dtype=bool)
         out["rules"] = [
             {"text": r.text, "n_literals": int(r.n_literals), "is_default": bool(r.is_default),

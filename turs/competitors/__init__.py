@@ -12,7 +12,13 @@ BRS          imodels BayesianRuleSetClassifier        :class:`~turs.competitors.
 BRL          imodels BayesianRuleListClassifier       :class:`~turs.competitors.imodels_.BRLAdapter`
 RuleFit      imodels RuleFitClassifier                :class:`~turs.competitors.imodels_.RuleFitAdapter`
 DRS, IDS     not installable: the thesis' numbers     :func:`~turs.competitors.reported.reported_results`
+submodular   seed 004 re-implemented (numpy)          :class:`~turs.competitors.seeds.SubmodularAdapter`
+lire         seed 002 re-implemented (numpy)          :class:`~turs.competitors.seeds.LIREAdapter`
+lire-rulefit seed 002's RuleFit (Problem 1), same     :class:`~turs.competitors.seeds.LIRERuleFitAdapter`
 ===========  =======================================  ==========================================
+
+The last three are beyond the thesis: the seed papers' own learners, written from their
+equations (``docs/competitors.md``); they need no extra library.
 
 (CART is scikit-learn's, :class:`turs.bench.adapters.CARTAdapter`.)
 
@@ -30,13 +36,16 @@ from .classy import CLASSYAdapter
 from .imodels_ import BRLAdapter, BRSAdapter, RuleFitAdapter
 from .orange import CN2Adapter
 from .reported import REPORTED_ALGORITHMS, reported_results
+from .seeds import LIREAdapter, LIRERuleFitAdapter, SubmodularAdapter
 from .weka import C45Adapter, OneRAdapter, RIPPERAdapter
 
 __all__ = ["COMPETITORS", "REQUIRES", "INSTALL_HINT", "REPORTED_ALGORITHMS", "available",
            "register_all", "reported_results", "C45Adapter", "RIPPERAdapter", "OneRAdapter",
-           "CN2Adapter", "CLASSYAdapter", "BRSAdapter", "BRLAdapter", "RuleFitAdapter"]
+           "CN2Adapter", "CLASSYAdapter", "BRSAdapter", "BRLAdapter", "RuleFitAdapter", "SubmodularAdapter",
+           "LIREAdapter", "LIRERuleFitAdapter"]
 
-#: name -> adapter class, in the thesis' order (the extras BRL, RuleFit, OneR last).
+#: name -> adapter class, in the thesis' order (the extras BRL, RuleFit, OneR, then the seed
+#: papers' learners last).
 COMPETITORS = {
     "BRS": BRSAdapter,
     "C45": C45Adapter,
@@ -46,6 +55,9 @@ COMPETITORS = {
     "BRL": BRLAdapter,
     "RuleFit": RuleFitAdapter,
     "OneR": OneRAdapter,
+    "submodular": SubmodularAdapter,
+    "lire": LIREAdapter,
+    "lire-rulefit": LIRERuleFitAdapter,
 }
 
 #: name -> top-level modules the adapter needs (checked without importing them).

@@ -267,6 +267,7 @@ class RuleFitAdapter(_OneVsRest):
 
     name = "RuleFit"
     kind = "rule_set"
+    explanation = "additive"  # the covering rules and every linear term (they cover all rows)
 
     def _fit(self, X, y):
         Cls = _imodels("RuleFitClassifier")

@@ -276,6 +276,7 @@ class OneRAdapter(_WekaAdapter):
 
     name = "OneR"
     kind = "rule_list"
+    explanation = "leaf"  # the intervals partition the rows: the one interval explains a row
     hard_predictions = True
     classname = "weka.classifiers.rules.OneR"
     default_options = ("-B", "6")
