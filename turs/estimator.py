@@ -9,8 +9,9 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import model_file
+from . import edit, model_file
 from .model_file import pattern_counts, union_counts
+from .parse import ResolvedRule, resolve_rules
 from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, cover_matrix, score_literals
@@ -19,6 +20,9 @@ from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_ru
 from .trace import SearchTrace
 
 _SCORES = ("learning_speed", "absolute")
+#: ``record_trace`` values besides True/False: every candidate, or the chosen path, runner-up and
+#: each iteration's best (``turs.search.record.TRACE_MODES``, ``docs/trace.md``)
+_TRACE_MODES = ("full", "compact")
 
 
 class _ScoreParameter:
@@ -88,8 +92,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         ``docs/spec-notes.md``.
     max_rules : int or None, default None
         An upper bound on the number of rules (None: stop only when the score stops improving).
-    record_trace : bool, default False
-        Keep the search trace in ``trace_`` (for the explorer and Fig. 3.6).
+    record_trace : bool or {"full", "compact"}, default False
+        Keep the search trace in ``trace_`` (for the explorer and Fig. 3.6); True is "full"
+        (every candidate), "compact" the chosen path, the runner-up and each iteration's best.
     random_state : int or None, default None
         Seed of random picking when ``predict_proba(overlap="random")`` gets no seed.
         The search itself is deterministic.
@@ -108,7 +113,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     Prediction needs, besides the rules, only the class counts of the training rows per cover
     pattern (which rules cover a row): ``to_json`` writes those and nothing row-level
-    (:mod:`turs.model_file`).
+    (:mod:`turs.model_file`). A model fitted in this session also keeps its encoded training
+    rows in memory, for ``with_rule`` / ``replace_rule`` / ``without_rule`` (:mod:`turs.edit`).
     """
 
     score = _ScoreParameter()
@@ -154,9 +160,13 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         int_param("verbose", 0)
         if self.n_cut_points > 254:
             raise ValueError(f"The 'n_cut_points' parameter of TURSClassifier must be <= 254. Got {self.n_cut_points}.")
-        for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "local_test_fallback", "record_trace"):
+        for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "local_test_fallback"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"The '{name}' parameter of TURSClassifier must be a bool. Got {getattr(self, name)!r} instead.")
+        rt = self.record_trace
+        if not (isinstance(rt, (bool, np.bool_)) or (isinstance(rt, str) and rt in _TRACE_MODES)):
+            raise ValueError(f"The 'record_trace' parameter of TURSClassifier must be a bool or one of {_TRACE_MODES}. "
+                             f"Got {rt!r} instead.")
         if self.model_encoding not in MODEL_ENCODINGS:
             raise ValueError(f"The 'model_encoding' parameter of TURSClassifier must be one of {MODEL_ENCODINGS}. "
                              f"Got {self.model_encoding!r} instead.")
@@ -168,8 +178,15 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                              f"Got {self._score_param!r} instead.")
 
     # ------------------------------------------------------------------------ fit
-    def fit(self, X, y):
-        """Learn the rule set (Algorithm 3) on ``X`` and the labels ``y``. Returns ``self``."""
+    def fit(self, X, y, initial_rules=None):
+        """Learn the rule set (Algorithm 3) on ``X`` and the labels ``y``. Returns ``self``.
+
+        ``initial_rules``: rules the search starts from and keeps (text as ``str(rule)``
+        prints its conditions, see :func:`turs.parse_rule`; :class:`~turs.rules.Rule` objects;
+        or conditions), placed on this data's columns with their exact thresholds (which need
+        not be candidate cut points: the search uses their covers); rules found are added
+        after them. A rule on an unknown column or level, or that covers no row, raises a
+        ValueError naming it and the column."""
         self._validate_params()
         Xf = _as_frame(X, None)
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
@@ -188,6 +205,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.encoder_ = FeatureEncoder(n_cut_points=self.n_cut_points).fit(Xf)
         self.encoder_.from_dataframe_ = isinstance(X, pd.DataFrame)
         Xe = self.encoder_.transform(Xf)
+        fixed = [] if initial_rules is None else resolve_rules(
+            initial_rules, self.encoder_, Xe, self.model_encoding)
+        self._digits_ = edit.print_digits_table(self.encoder_, Xe, [r.literals for r in fixed])
         data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
                           self.encoder_.binary_, len(self.classes_), self.model_encoding)
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,
@@ -205,20 +225,23 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                 bar.n = state.K
                 bar.set_postfix(mdl=f"{state.total:.1f}", coverage=state.coverage)
                 bar.refresh()
-        initial = RuleSetState(data, []).total
+        initial = RuleSetState(data, fixed).total
+        start = {"initial_rules": fixed} if fixed else {}
         try:
-            state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress)
+            state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress, **start)
         finally:
             if bar is not None:
                 bar.close()
         self._search_total_ = state.total
-        self._literals_ = [[self._to_threshold(j, a, b) for j, a, b in r.literals] for r in state.rules]
+        self._literals_ = [list(r.literals) if isinstance(r, ResolvedRule)
+                           else [self._to_threshold(j, a, b) for j, a, b in r.literals] for r in state.rules]
         covers = cover_matrix(self._literals_, Xe)
         # What prediction reads: the class counts per cover pattern (the one path of a fitted
         # and of a loaded model). The row-level covers and labels stay in memory for the
         # explorer's coverage plots; they are never written to a model file.
         self._patterns_, self._pattern_counts_ = pattern_counts(covers, y_codes, len(self.classes_))
         self._y_train_ = y_codes
+        self._train_Xe_ = Xe  # for editing (turs.edit); never written to a model file
         self._train_covers_ = np.packbits(covers, axis=0)
         self._n_train_ = len(y_codes)
         self.mdl_breakdown_ = score_literals(self._literals_, Xe, y_codes, len(self.classes_),
@@ -243,7 +266,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         col = self.encoder_.columns_[j]
         if col.kind == "onehot":
             return Condition(col.name, low, high, col.source, col.level)
-        return Condition(col.name, low, high)
+        digits = getattr(self, "_digits_", {})  # where 6 digits do not separate the training values
+        return Condition(col.name, low, high, digits=(digits.get((j, low)), digits.get((j, high))))
 
     def _describe_factory(self):
         def describe(c):
@@ -358,6 +382,34 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
             lines.append(f"{i + 1:>3}. {r}")
         lines.append(f"     {self.else_rule_}")
         return "\n".join(lines)
+
+    # ---------------------------------------------------------------------- editing
+    def without_rule(self, i, X=None, y=None) -> "TURSClassifier":
+        """A new fitted model without rule ``i`` (0-based); this one is unchanged. Its
+        probabilities and ``mdl_score_`` / ``mdl_breakdown_`` are those of the new rule set on
+        the training data (exact). A loaded model needs no data for this (the stored counts
+        suffice) unless its file holds no MDL breakdown. See :mod:`turs.edit`."""
+        check_is_fitted(self, "rules_")
+        return edit.without_rule(self, i, X, y)
+
+    def with_rule(self, rule, X=None, y=None) -> "TURSClassifier":
+        """A new fitted model with ``rule`` added last (text, see :func:`turs.parse_rule`, or a
+        :class:`~turs.rules.Rule`), re-estimated and scored exactly on the training data: in
+        memory for a model fitted in this session, else pass ``X=..., y=...`` (checked)."""
+        check_is_fitted(self, "rules_")
+        return edit.with_rule(self, rule, X, y)
+
+    def replace_rule(self, i, rule, X=None, y=None) -> "TURSClassifier":
+        """A new fitted model with rule ``i`` replaced by ``rule``, scored exactly (as
+        :meth:`with_rule`)."""
+        check_is_fitted(self, "rules_")
+        return edit.replace_rule(self, i, rule, X, y)
+
+    def refit(self, X, y, keep=()) -> "TURSClassifier":
+        """A new model with these parameters fitted on ``X, y`` starting from the rules ``keep``
+        (indices into ``rules_``): ``fit(X, y, initial_rules=...)``."""
+        check_is_fitted(self, "rules_")
+        return edit.refit(self, X, y, keep)
 
     # ------------------------------------------------------------------------ json
     def to_json(self) -> str:

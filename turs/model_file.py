@@ -9,7 +9,9 @@ row (its size is bounded by the rules and their cover patterns, not by the rows)
   ``{"column": "age", "lower": {"op": ">=", "value": 30.5}, "upper": {"op": "<", "value": 60.0}}``
   (either bound may be left out; a lower bound is ``>=`` or ``>``, an upper one ``<`` or ``<=``,
   as the rule prints), on a categorical column ``{"column": "color", "op": "=", "level": "red"}``
-  (or ``"!="``). Thresholds are exact floats (JSON numbers round-trip through ``repr``).
+  (or ``"!="``). Thresholds are exact floats (JSON numbers round-trip through ``repr``). A bound
+  that needs more than 6 significant digits to print a rule that, parsed back, covers the same
+  training rows has ``"digits": 7..17`` (:func:`turs.rules.print_digits`; printing only).
 * ``patterns``: for each distinct set of rules that covers a training row (``"rules": []``: the
   else-rule's rows), the class counts of those rows. The union estimate (Eq. 3.5) of any set of
   rules, seen in training or not, is a sum of these counts (:func:`union_counts`); ``n_train``
@@ -114,7 +116,7 @@ def to_dict(model) -> dict:
         "feature_names_in": None if names is None else [str(c) for c in names],
         "encoder": model.encoder_.to_dict(),
         "rules": [{"conditions": [_condition_dict(c.source if c.is_onehot else c.column, c.is_onehot, c.level,
-                                                  c.low, c.high) for c in r.conditions],
+                                                  c.low, c.high, c.digits) for c in r.conditions],
                    "class_counts": [int(v) for v in r.class_counts]} for r in model.rules_],
         "patterns": [{"rules": [int(k) for k in np.flatnonzero(p)], "class_counts": [int(v) for v in c]}
                      for p, c in zip(model._patterns_, model._pattern_counts_)],
@@ -124,14 +126,16 @@ def to_dict(model) -> dict:
     }
 
 
-def _condition_dict(column: str, onehot: bool, level, low, high) -> dict:
+def _condition_dict(column: str, onehot: bool, level, low, high, digits=(None, None)) -> dict:
     if onehot:  # the encoded 0/1 column: x >= 0.5 is "= level", x < 0.5 is "!= level"
         return {"column": column, "op": "=" if low is not None else "!=", "level": _plain(level)}
     d = {"column": column}
-    for side, cut in (("lower", low), ("upper", high)):
+    for side, cut, p in (("lower", low, digits[0]), ("upper", high, digits[1])):
         if cut is not None:
             op, value = bound_of_cut(cut, side)
             d[side] = {"op": op, "value": value}
+            if p is not None:
+                d[side]["digits"] = int(p)
     return d
 
 
@@ -179,8 +183,9 @@ def _check(d: dict, cls) -> dict:
     out["feature_names_in"] = names
     rules = _list(d["rules"], "rules")
     literals, rule_counts = [], []
+    out["digits"] = {}
     for i, r in enumerate(rules):
-        lits, counts = _check_rule(r, f"rules[{i}]", enc, C)
+        lits, counts = _check_rule(r, f"rules[{i}]", enc, C, out["digits"])
         literals.append(lits)
         rule_counts.append(counts)
     K = len(rules)
@@ -210,6 +215,7 @@ def _build(cls, spec: dict):
         m.feature_names_in_ = np.asarray(spec["feature_names_in"], dtype=object)
     m.encoder_ = FeatureEncoder.from_dict(spec["encoder"])
     m._literals_ = spec["literals"]
+    m._digits_ = spec.get("digits", {})
     m._patterns_, m._pattern_counts_ = spec["patterns"], spec["counts"]
     bd = spec["mdl_breakdown"]
     m.mdl_breakdown_ = None if bd is None else MDLBreakdown(**bd)
@@ -308,14 +314,14 @@ def _check_encoder(v, path) -> dict:
             "cuts": [[float(x) for x in c["cuts"]] for c in cols]}
 
 
-def _check_rule(r, path, enc, C):
+def _check_rule(r, path, enc, C, digits=None):
     _keys(r, path, ("conditions", "class_counts"))
     conds = _list(r["conditions"], f"{path}.conditions")
     if not conds:
         _fail(f"{path}.conditions", "at least one condition", conds)
     lits = []
     for k, c in enumerate(conds):
-        lit = _check_condition(c, f"{path}.conditions[{k}]", enc)
+        lit = _check_condition(c, f"{path}.conditions[{k}]", enc, digits)
         if any(lit[0] == other[0] for other in lits):
             _fail(f"{path}.conditions[{k}]", "at most one condition per encoded column in a rule (merge them "
                   "into one interval)", c)
@@ -323,8 +329,9 @@ def _check_rule(r, path, enc, C):
     return lits, _counts(r["class_counts"], f"{path}.class_counts", C)
 
 
-def _check_condition(c, path, enc) -> tuple:
-    """``(encoded column index, low, high)`` of one condition (``low <= x < high``)."""
+def _check_condition(c, path, enc, digits=None) -> tuple:
+    """``(encoded column index, low, high)`` of one condition (``low <= x < high``); the printed
+    digits of its bounds go to ``digits[(index, threshold)]``."""
     if not isinstance(c, dict):
         _fail(path, "an object (a condition)", c)
     if "column" not in c:
@@ -352,10 +359,14 @@ def _check_condition(c, path, enc) -> tuple:
     for side, ops in (("lower", LOWER_OPS), ("upper", UPPER_OPS)):
         if side in c:
             p = f"{path}.{side}"
-            _keys(c[side], p, ("op", "value"))
+            _keys(c[side], p, ("op", "value"), ("digits",))
             if not (isinstance(c[side]["op"], str) and c[side]["op"] in ops):
                 _fail(f"{p}.op", f"one of {ops}", c[side]["op"])
             cut[side] = cut_of_bound(c[side]["op"], _number(c[side]["value"], f"{p}.value"))
+            if "digits" in c[side]:
+                shown = _int(c[side]["digits"], f"{p}.digits", 7, 17, "significant digits from 7 to 17 (left out: 6)")
+                if digits is not None:
+                    digits[(enc["numeric"][src], cut[side])] = shown
     low, high = cut.get("lower"), cut.get("upper")
     if low is not None and high is not None and not low < high:
         _fail(path, "a lower bound below the upper bound (a non-empty interval)", c)

@@ -8,7 +8,8 @@ training cover (all instances it covers, overlaps included, Eq. 3.3).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -22,6 +23,9 @@ class Condition:
     high: float | None = None
     source: str | None = None  # the user's column (for one-hot columns)
     level: object = None  # the one-hot level, when the column is one-hot
+    #: significant digits of the printed lower and upper bound (None: 6); more where 6 digits
+    #: would not separate the training values the bound separates (:func:`print_digits`)
+    digits: tuple = field(default=(None, None), compare=False)
 
     def __post_init__(self):
         if self.low is None and self.high is None:
@@ -52,24 +56,29 @@ class Condition:
         return m
 
     def __str__(self) -> str:
+        """The condition as :func:`turs.parse_rule` reads it back: a name (or level) that
+        holds an operator, `` AND `` or a backtick is quoted in backticks."""
         if self.is_onehot:
             positive = self.low is not None  # x >= 0.5  <=>  x == 1
-            return f"{self.source} {'=' if positive else '!='} {self.level}"
+            return f"{quote_name(self.source)} {'=' if positive else '!='} {quote_name(str(self.level))}"
+        name = quote_name(self.column)
+        lo_digits, hi_digits = self.digits
         if self.two_sided:
-            lo_op, lo = _bound(self.low, "<=", "<")
-            hi_op, hi = _bound(self.high, "<", "<=")
-            return f"{lo} {lo_op} {self.column} {hi_op} {hi}"
+            lo_op, lo = _bound(self.low, "<=", "<", lo_digits)
+            hi_op, hi = _bound(self.high, "<", "<=", hi_digits)
+            return f"{lo} {lo_op} {name} {hi_op} {hi}"
         if self.low is not None:
-            return "{} {} {}".format(self.column, *_bound(self.low, ">=", ">"))
-        return "{} {} {}".format(self.column, *_bound(self.high, "<", "<="))
+            return "{} {} {}".format(name, *_bound(self.low, ">=", ">", lo_digits))
+        return "{} {} {}".format(name, *_bound(self.high, "<", "<=", hi_digits))
 
     def to_dict(self) -> dict:
         return {"column": self.column, "low": self.low, "high": self.high,
-                "source": self.source, "level": _jsonable(self.level)}
+                "source": self.source, "level": _jsonable(self.level), "digits": list(self.digits)}
 
     @classmethod
     def from_dict(cls, d: dict) -> "Condition":
-        return cls(d["column"], d["low"], d["high"], d.get("source"), d.get("level"))
+        return cls(d["column"], d["low"], d["high"], d.get("source"), d.get("level"),
+                   tuple(d.get("digits") or (None, None)))
 
 
 @dataclass(frozen=True)
@@ -141,16 +150,51 @@ class ElseRule:
         return f"ELSE {probs} (n={self.coverage}{note})"
 
 
-def _fmt(v: float) -> str:
-    return f"{v:.6g}"
+#: Significant digits of a printed threshold unless the training data need more (print_digits).
+PRINT_DIGITS = 6
 
 
-def _bound(cut: float, op: str, op_at_value: str) -> tuple[str, str]:
+def _fmt(v: float, digits: int | None = None) -> str:
+    return f"{v:.{digits or PRINT_DIGITS}g}"
+
+
+def _bound(cut: float, op: str, op_at_value: str, digits: int | None = None) -> tuple[str, str]:
     """``(operator, value)`` of a bound as printed: ``(op, cut)``, or ``(op_at_value, v)`` for a
     cut just above a value ``v`` (``np.nextafter(v, inf)``, the cut between two equal data
-    values, :func:`turs.encoding.candidate_cuts`): ``x < 3.0000000000000004`` reads ``x <= 3``."""
+    values, :func:`turs.encoding.candidate_cuts`): ``x < 3.0000000000000004`` reads ``x <= 3``.
+    ``digits``: significant digits (default :data:`PRINT_DIGITS`)."""
     op, value = _exact_bound(cut, op, op_at_value)
-    return op, _fmt(value)
+    return op, _fmt(value, digits)
+
+
+def print_digits(cut: float, values: np.ndarray) -> int | None:
+    """The significant digits a bound at ``cut`` must be printed with so that, parsed back, it
+    separates the sorted distinct ``values`` (a column's training values) as ``cut`` does:
+    None when :data:`PRINT_DIGITS` suffice, else the fewest from 7 to 17 that do (17 digits
+    give the float itself). The lower and the upper bound at a cut need the same digits (both
+    read ``x >= t`` / ``x < t``, or ``x > v`` / ``x <= v`` for a cut just above ``v``)."""
+    op, value = _exact_bound(float(cut), ">=", ">")
+    values = np.asarray(values, dtype=float)
+    side = np.searchsorted(values, float(cut), side="left")
+    for digits in range(PRINT_DIGITS, 18):
+        back = cut_of_bound(op, float(_fmt(value, digits)))
+        if np.searchsorted(values, back, side="left") == side:
+            return None if digits == PRINT_DIGITS else digits
+    return 17  # not reached: 17 significant digits give the float itself
+
+
+#: What a column name or a level must not hold unquoted in a rule's text (turs.parse_rule).
+_NEEDS_QUOTES = re.compile(r"[<>=!`]|(?<!\S)(AND|THEN)(?!\S)|^\s*IF(?!\S)|^\s|\s$|^$")
+
+
+def quote_name(name: str) -> str:
+    """``name`` as a rule's text writes it: in backticks (a backtick inside doubled) when it
+    holds an operator character (``< > = !``), a backtick, the word ``AND`` or ``THEN``, starts
+    with the word ``IF``, has leading or trailing space or is empty."""
+    name = str(name)
+    if _NEEDS_QUOTES.search(name):
+        return "`" + name.replace("`", "``") + "`"
+    return name
 
 
 def _exact_bound(cut: float, op: str, op_at_value: str) -> tuple[str, float]:
