@@ -121,6 +121,8 @@ class TableParser(HTMLParser):
 def parse_table(html_text):
     p = TableParser()
     p.feed(html_text)
+    if not p.header:  # no table (e.g. "No growth was rejected here.")
+        return [], []
     header = p.header[0][1]
     rows = [(cls, dict(zip(header, cells))) for cls, cells in p.rows if len(cells) == len(header)]
     return header, rows
@@ -166,12 +168,18 @@ def test_widgets_carry_css_classes(blockade):
         for child in getattr(w, "children", ()):
             walk(child)
 
+    expected.update({"turs-coverage-plot": W.Image, "turs-lineage-plot": W.Image, "turs-why": W.HTML,
+                     "turs-lineage": W.HTML, "turs-figures": W.Tab, "turs-fit-stop": W.HTML,
+                     "turs-draw-note": W.HTML})
     walk(e)
     assert "turs-explorer" in e._dom_classes
     for cls, kind in expected.items():
         assert len(found.get(cls, [])) == 1, cls
         assert isinstance(found[cls][0], kind), cls
-    assert e.plot.value[:8] == b"\x89PNG\r\n\x1a\n" and e.mdl_plot.value[:8] == b"\x89PNG\r\n\x1a\n"
+    assert e.plot.value[:8] == b"\x89PNG\r\n\x1a\n"  # the data tab is drawn at once, the others when opened
+    assert e.mdl_plot.value == b""
+    e.figures.selected_index = 3
+    assert e.mdl_plot.value[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @needs_widgets
@@ -184,8 +192,7 @@ def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
         e.rule_step.value = k + 1  # 1-based sliders
         assert (e.rule_index, e.iteration) == (k, 0)
         assert e.beam_step.max == len(search["iterations"])
-        chosen_key = sorted(map(tuple, search["chosen"]["literals"]))
-        marked = 0
+        marked = {"main": 0, "aux": 0}
         for it, iteration in enumerate(search["iterations"]):
             e.beam_step.value = it + 1
             assert (e.rule_index, e.iteration) == (k, it)
@@ -209,15 +216,29 @@ def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
                     assert df["r"][i] == c["r"] and df["R"][i] == c["R"]
                     assert int(row["bucket"]) == c[bucket]
                     assert row["local test"] == ("pass" if c[test] else "fail")
-                    is_chosen = sorted(map(tuple, c["literals"])) == chosen_key
+                    is_chosen = c["id"] == search["chosen"]["id"]  # one growth, not its literals
                     assert df["chosen"][i] == is_chosen
                     assert ("turs-chosen" in cls) == is_chosen == (row["chosen"] == "\u2605 chosen")
                     n_rows_seen += 1
+            # the local-test panel: the rejected growths of this iteration, both sides of the test
             _, rejected = parse_table(e.rejected_html.value)
-            assert len(rejected) == len(iteration["rejected_by_local_test"])
-            assert all(r["local test"] == "fail" for _, r in rejected)
-            marked += int(e.main_table()["chosen"].sum())
-        assert marked >= 1  # the chosen rule comes from a main beam (Algorithm 4) and is marked there
+            for test, key, bits in (("main", "rejected_by_local_test", "local_test_bits"),
+                                    ("aux", "aux_rejected_by_local_test", "aux_local_test_bits")):
+                shown = [r for _, r in rejected if r["test"] == test]
+                recorded = iteration[key]
+                assert len(shown) == min(len(recorded), 12)
+                for r, c in zip(shown, recorded):
+                    assert r["growth"] == " AND ".join(c["conditions"])
+                    assert float(r["bits without split"]) == pytest.approx(c[bits]["bits_without_split"], abs=0.006)
+                    assert float(r["bits with split"]) == pytest.approx(c[bits]["bits_with_split"], abs=0.006)
+                    # rejected: the split does not pay for itself (Eq. 3.22 / 3.25)
+                    assert c[bits]["bits_with_split"] >= c[bits]["bits_without_split"]
+                    assert float(r["split costs"]) >= 0
+            marked["main"] += int(e.main_table()["chosen"].sum())
+            marked["aux"] += int(e.aux_table()["chosen"].sum())
+        # the chosen rule is one growth of one iteration (in the main beam, the auxiliary beam or
+        # both): one star per beam at most, never a second candidate with the same literals
+        assert 1 <= marked["main"] + marked["aux"] and marked["main"] <= 1 and marked["aux"] <= 1
     assert n_rows_seen > 50
 
 
@@ -226,14 +247,17 @@ def test_boxes_and_covers_match_the_literals(blockade, blockade_explorer):
     model, X, y = blockade
     trace = model.trace_
     e = blockade_explorer
-    fx, fy = e.x_feature.value, e.y_feature.value
-    assert (trace.feature_names[fx], trace.feature_names[fy]) == ("X1", "X2")  # the first two numeric
+    assert (e.x_feature.value, e.y_feature.value) == ("X1", "X2")  # the first two numeric columns
+    fx, fy = trace.feature_names.index("X1"), trace.feature_names.index("X2")
     yv = np.asarray(y)
     checked = 0
     for k, search in enumerate(trace.searches):
         rules_before = model.rules_[:k]
         for it, iteration in enumerate(search["iterations"]):
             e.show(k, it)
+            if not iteration["main_beam"]:  # the last iteration: every growth rejected, empty beams
+                assert not iteration["aux_beam"] and e.selected is None and search["stop"]["iteration"] == it
+                continue
             # default selection: the best of the main beam
             best = max(range(len(iteration["main_beam"])), key=lambda i: iteration["main_beam"][i]["r"])
             assert e.selected == ("main", best)
@@ -282,11 +306,10 @@ def test_candidate_selection_changes_plot_and_marks_the_row(blockade, blockade_e
 def test_feature_dropdowns_move_the_boxes(iris):
     model, X, y = iris
     e = SearchExplorer(model, X, y)
-    names = model.trace_.feature_names
-    assert (names[e.x_feature.value], names[e.y_feature.value]) == ("sepal length (cm)", "sepal width (cm)")
+    assert (e.x_feature.value, e.y_feature.value) == ("sepal length (cm)", "sepal width (cm)")
     e.show(len(model.trace_.searches) - 1, 0)
-    e.x_feature.value = names.index("petal length (cm)")
-    e.y_feature.value = names.index("petal width (cm)")
+    e.x_feature.value = "petal length (cm)"
+    e.y_feature.value = "petal width (cm)"
     boxes = e.rule_boxes()
     assert len(boxes) == len(model.rules_)
     for box, rule in zip(boxes, model.rules_):
@@ -421,7 +444,12 @@ def test_redraw_is_fast_on_a_30_rule_trace(thirty_rules):
     # 0.5 s at a load of 4.6), so it is held to 1 s on 90% of the steps.
     assert max(cpu) < 1.0, f"slowest redraw {max(cpu):.3f} s of CPU"
     assert np.median(cpu) < 0.5, f"median redraw {np.median(cpu):.3f} s of CPU"
-    assert np.quantile(wall, 0.9) < 1.0, f"90% of redraws within {np.quantile(wall, 0.9):.3f} s"
+    # other jobs share the CPUs: the wall-time limit grows with the load per core (seen: load 8 on
+    # 2 cores made 0.25 s of CPU take 0.8 s of wall time)
+    import os
+    share = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+    assert np.quantile(wall, 0.9) < 1.0 * share, (f"90% of redraws within {np.quantile(wall, 0.9):.3f} s "
+                                                  f"(load per core {share:.1f})")
     # revisiting a step is served from the figure cache
     t0 = time.perf_counter()
     e.step.value = picks[0]
@@ -429,3 +457,236 @@ def test_redraw_is_fast_on_a_30_rule_trace(thirty_rules):
     # the rule set of the last search lists 29 rules, the plot 29 boxes + the candidate's
     e.show(29, 0)
     assert len(e.rule_boxes()) == 29 and len(e.current_boxes()) == 30
+
+
+# ------------------------------------------------- issue 18: explanations, any data, readable
+@needs_widgets
+def test_figure_titles_follow_the_step_not_the_cache(blockade):
+    """show(0, 3) then show(0, 6) drew the old title: the cache was keyed by the literals only."""
+    model, X, y = blockade
+    e = SearchExplorer(model, X, y)
+    n_it = len(model.trace_.searches[0]["iterations"])
+    assert n_it >= 7
+    for tab, kind in enumerate(("data", "coverage", "lineage", "mdl")):
+        e.figures.selected_index = tab
+        e.show(0, 3)
+        first = (e.figure_titles[kind], bytes(getattr(e, _IMAGE[kind]).value))
+        e.show(0, 6)
+        title, png = e.figure_titles[kind], bytes(getattr(e, _IMAGE[kind]).value)
+        if kind == "lineage":  # one picture per rule search
+            assert title == first[0] == "rule search 1: how the chosen rule grew"
+        else:
+            assert "iteration 7" in title and "iteration 4" in first[0], (kind, title)
+            assert png != first[1]
+    # every cached picture carries the title it was drawn with, and that title is in its key
+    for key, (png, title) in e._cache.items():
+        assert title in key
+
+
+_IMAGE = {"data": "plot", "coverage": "coverage_plot", "lineage": "lineage_plot", "mdl": "mdl_plot"}
+
+
+@needs_widgets
+def test_keys_step_iterations_and_rule_searches(blockade):
+    model, X, y = blockade
+    e = SearchExplorer(model, X, y)
+    steps = list(e.view.steps)
+    assert e.handle_key("ArrowRight") and (e.rule_index, e.iteration) == steps[1]
+    assert e.handle_key({"key": "ArrowLeft", "type": "keydown"}) and (e.rule_index, e.iteration) == steps[0]
+    assert e.handle_key("PageDown") and (e.rule_index, e.iteration) == (1, 0)
+    assert (e.rule_step.value, e.beam_step.value) == (2, 1)
+    assert e.handle_key("PageUp") and (e.rule_index, e.iteration) == (0, 0)
+    e.handle_key("PageUp")  # at the first search: stays
+    assert (e.rule_index, e.iteration) == (0, 0)
+    assert e.handle_key("End") and (e.rule_index, e.iteration) == steps[-1]
+    assert not e.handle_key("a") and (e.rule_index, e.iteration) == steps[-1]
+    assert e._events is not None and e._events.watched_events == ["keydown"]
+
+
+@needs_widgets
+def test_why_lineage_and_stop_panels_give_the_trace_numbers(blockade):
+    from turs.explorer import _explain
+
+    model, X, y = blockade
+    trace = model.trace_
+    e = SearchExplorer(model, X, y)
+    for k, s in enumerate(trace.searches):
+        e.show(k, 0)
+        # why this rule: the MDL change by part of the chosen rule and of the runner-up
+        header, rows = parse_table(e.why_html.value)
+        table = {r["MDL change (bits)"]: r for _, r in rows}
+        for key, name in (("model_bits", "model code L(M)"), ("data_bits", "data code"),
+                          ("regret_bits", "regret"), ("total", "total")):
+            assert float(table[name]["chosen"]) == pytest.approx(s["chosen"]["mdl_change"][key], abs=0.051)
+            assert float(table[name]["runner-up"]) == pytest.approx(s["runner_up"]["mdl_change"][key], abs=0.051)
+        parts = s["chosen"]["mdl_change"]
+        assert parts["total"] == pytest.approx(parts["model_bits"] + parts["data_bits"] + parts["regret_bits"])
+        assert s["mdl_before"] + parts["total"] == pytest.approx(s["chosen"]["mdl_after"])
+        margin = s["chosen"]["r"] - s["runner_up"]["r"]
+        assert f"lost by {margin:.3g} in r" in html_text(e.why_html.value)
+        # lineage: from the empty rule to the chosen rule, each step's loser is the best other candidate
+        rows = _explain.lineage_rows(trace, k)
+        assert rows[0]["id"] == f"r{k}-empty" and rows[-1]["id"] == s["chosen"]["id"]
+        for r in rows[1:]:
+            beam = s["iterations"][r["iteration"]]["main_beam"]
+            others = [c for c in beam if c["id"] != r["id"]]
+            best = max(others, key=lambda c: c["r"])
+            assert r["loser"]["id"] == best["id"] or r["loser"]["r"] == best["r"]
+            if r["rank"] is not None:
+                assert r["margin"] == pytest.approx(r["r"] - best["r"])
+                assert r["rank"] == 1 + sum(c["r"] > r["r"] for c in beam)
+        _, lin = parse_table(e.lineage_html.value)
+        assert [row["literal added"] for _, row in lin[1:]] == [r["added"] for r in rows[1:]]
+        # stop reasons in words, for the search and the fit
+        assert "stopped at beam iteration" in e.status.value
+    stop = trace.fit_stop
+    assert stop["reason"] in ("rule_not_accepted", "no_candidate", "max_rules")
+    text = html_text(e.fit_stop.value)
+    assert text.startswith("The fit stopped")
+    if stop["reason"] == "rule_not_accepted":
+        assert f"{stop['mdl_change']['total']:+.1f} bits" in text
+
+
+def html_text(value: str) -> str:
+    import html as _h
+    import re
+
+    return _h.unescape(re.sub(r"<[^>]+>", "", value))
+
+
+@needs_widgets
+def test_selecting_a_rule_highlights_it_everywhere(blockade):
+    model, X, y = blockade
+    e = SearchExplorer(model, X, y)
+    k = len(model.rules_)  # the last search: every accepted rule is in the set before it
+    e.show(k, 0)
+    e.select(("rule", 1))
+    assert e.candidate.value == ("rule", 1)
+    assert e.covered_mask().sum() == model.rules_[1].coverage
+    np.testing.assert_array_equal(e.covered_mask(), model.apply(X)[:, 1])
+    assert e.figure_titles["data"].endswith("R2")
+    e.figures.selected_index = 1
+    patterns = e.coverage_patterns()
+    # the rows x rules view groups the same rows as the model's covers (no extra column for a rule)
+    want = pd.Series([tuple(np.flatnonzero(r)) for r in model.apply(X)]).value_counts()
+    assert dict(zip(patterns["pattern"], patterns["n"])) == want.to_dict()
+    # a candidate gets its own column
+    e.select(("main", 0))
+    covers, labels, highlight = e._coverage_columns()
+    assert labels[-1] == "sel" and highlight == len(labels) - 1
+    np.testing.assert_array_equal(covers[:, -1], e.covered_mask())
+    with pytest.raises(ValueError, match="not a selection"):
+        e.select(("rule", 99))
+
+
+def test_union_estimate_shown_is_predict_proba(blockade, thirty_rules):
+    from turs.explorer._data import cover_patterns
+
+    for model, X, y in (blockade, thirty_rules):
+        covers = model.apply(X)
+        codes = np.searchsorted(model.classes_, np.asarray(y))
+        patterns = cover_patterns(covers, codes, len(model.classes_))
+        assert patterns["n"].sum() == len(X)
+        proba = model.predict_proba(X)
+        keys = [tuple(np.flatnonzero(r)) for r in covers]
+        by_pattern = dict(zip(patterns["pattern"], patterns["proba"]))
+        for i in range(0, len(X), 7):
+            np.testing.assert_allclose(by_pattern[keys[i]], proba[i], rtol=1e-12)
+        assert any(len(p) >= 2 for p in patterns["pattern"]) or model is blockade[0]
+
+
+def mixed_data(n=600, seed=3):
+    """A categorical, a two-level, a numeric and a 0/1 column; the label depends on all but the last."""
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "green", "blue", "yellow"], n)
+    size = rng.choice(["small", "large"], n)
+    weight = rng.normal(10, 3, n)
+    flag = rng.integers(0, 2, n)
+    p = np.where((colour == "red") | ((colour == "blue") & (weight > 11)), 0.9, 0.15)
+    p = np.where(size == "large", p * 0.8, p)
+    y = np.where(rng.random(n) < p, "yes", "no")
+    X = pd.DataFrame({"colour": colour, "size": size, "weight": weight, "flag": flag})
+    return X, y
+
+
+@pytest.mark.parametrize("with_model", [True, False])
+def test_region_drawn_is_the_rule_on_any_column(with_model):
+    """The drawn region of a rule (intervals on numeric columns, kept levels on categorical
+    ones) holds exactly the rows the rule covers: the region equals the rule's thresholds."""
+    from turs.explorer._data import DataView
+    from turs.explorer._view import TraceView
+
+    X, y = mixed_data()
+    model = TURSClassifier(record_trace=True).fit(X, y)
+    assert any(c.is_onehot for r in model.rules_ for c in r.conditions), "want a rule on a category"
+    view = TraceView(model.trace_ if not with_model else model.trace_, model if with_model else None, X, y)
+    dv = DataView(view, X)
+    assert dv.kinds == {"colour": "categorical", "size": "categorical", "weight": "numeric", "flag": "numeric"}
+    covers = model.apply(X)
+    for i, lits in enumerate(c["literals"] for c in view.accepted_before(view.n_searches)):
+        inside = np.ones(len(X), dtype=bool)
+        for col in dv.columns:
+            if dv.is_categorical(col):
+                kept = [dv.levels[col][j] for j in dv.allowed_levels(lits, col)]
+                inside &= X[col].astype(str).isin([str(v) for v in kept]).to_numpy()
+            else:
+                low, high = dv.interval(lits, col)
+                inside &= (X[col].to_numpy() >= low) & (X[col].to_numpy() < high)
+        np.testing.assert_array_equal(inside, covers[:, i])
+        # the numeric thresholds are the printed rule's
+        for cond in model.rules_[i].conditions:
+            if not cond.is_onehot:
+                low, high = dv.interval(lits, cond.column)
+                assert low == (cond.low if cond.low is not None else -math.inf)
+                assert high == (cond.high if cond.high is not None else math.inf)
+    # drawn positions: a level's rows sit in its strip, jittered less than half a strip
+    pos = dv.positions("colour")
+    codes = dv.level_codes("colour")
+    assert (np.abs(pos - codes) <= 0.32).all() and (codes >= 0).all()
+    assert dv.spans([[model.encoder_.names_.index("colour=red") if with_model else
+                      view.feature_names.index("colour=red"), 1, 2]], "colour") == [
+        (dv.levels["colour"].index("red") - 0.5, dv.levels["colour"].index("red") + 0.5)]
+
+
+def test_pictures_are_readable_at_100_dpi(blockade, thirty_rules):
+    """Every text of every picture is at least 14 px at 100 dpi (10.1 pt), no two rule labels overlap."""
+    from turs import style
+    from turs.explorer import _draw
+    from turs.explorer._data import DataView, cover_patterns
+    from turs.explorer._view import TraceView
+
+    min_pt = 14 * 72 / _draw.DPI
+    for model, X, y in (blockade, thirty_rules):
+        view = TraceView(model.trace_, model, X, y)
+        dv = DataView(view, X)
+        rules = [(f"R{i + 1}", c["literals"]) for i, c in enumerate(view.accepted_before(view.n_searches))]
+        x, yc = dv.default_columns()
+        figs = [_draw.data_figure(dv, x, yc, rules, rules[0], title="t"),
+                _draw.coverage_figure(cover_patterns(model.apply(X), view.y_codes, 2), [r for r, _ in rules],
+                                      view.classes, 0, "t"),
+                _draw.lineage_figure(view.trace, 0, None, "t")]
+        for fig in figs:
+            style.check_fonts(fig, min_pt)
+        fig = figs[0]
+        fig.canvas.draw()
+        ax = fig.axes[0]
+        labels = [t for t in ax.texts if t.get_text().startswith(("R", "cand"))]
+        boxes = [t.get_window_extent() for t in labels]
+        assert len(labels) >= min(len(rules), 3)
+        for i in range(len(boxes)):
+            for j in range(i + 1, len(boxes)):
+                assert not boxes[i].overlaps(boxes[j]), (labels[i].get_text(), labels[j].get_text())
+    assert _draw.DPI >= 100
+
+
+def test_large_data_are_subsampled_for_drawing_only():
+    from turs.explorer._data import DataView
+    from turs.explorer._view import TraceView
+
+    X, y = make_overlap_blockade_data(12000, 1)
+    model = TURSClassifier(record_trace=True, max_rules=1).fit(X, y)
+    dv = DataView(TraceView(model.trace_, model, X, y), X)
+    rows, note = dv.draw_rows(5000)
+    assert len(rows) == 5000 and len(np.unique(rows)) == 5000 and "5,000 of 12,000" in note
+    assert dv.draw_rows(20000) == (pytest.approx(np.arange(12000)), "") or len(dv.draw_rows(20000)[0]) == 12000
+    assert model.trace_.n_train == 12000  # the fit saw every row

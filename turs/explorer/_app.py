@@ -1,159 +1,174 @@
-"""``SearchExplorer``: an ipywidgets app that steps through a recorded TURS search."""
+"""``SearchExplorer``: an ipywidgets app that steps through a recorded TURS search and explains it."""
 from __future__ import annotations
 
-import html
-import math
 import time
 from collections import OrderedDict
 
 import ipywidgets as W
+import numpy as np
 
 from ..trace import SearchTrace
-from . import _render
+from . import _draw, _explain, _html, _render
+from ._data import DataView, cover_patterns, overlap_summary
 from ._view import TraceView
 
-_CSS = """
-<style>
-.turs-explorer table.turs-table {border-collapse: collapse; font-size: 12px; font-family: sans-serif;}
-.turs-explorer table.turs-table th, .turs-explorer table.turs-table td {
-  border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: right; white-space: nowrap;}
-.turs-explorer table.turs-table td.turs-cond {text-align: left; white-space: normal; max-width: 420px;}
-.turs-explorer table.turs-table tr.turs-chosen td {background: #fff3c4;}
-.turs-explorer table.turs-table tr.turs-selected td {border-top: 2px solid #d62728; border-bottom: 2px solid #d62728;}
-.turs-explorer table.turs-table tr.turs-selected td:first-child {border-left: 2px solid #d62728;}
-.turs-explorer table.turs-table tr.turs-selected td:last-child {border-right: 2px solid #d62728;}
-.turs-explorer table.turs-table caption {text-align: left; font-weight: bold; padding: 4px 0;}
-.turs-explorer pre.turs-pre {font-size: 12px; margin: 0; white-space: pre-wrap;
-  font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace;}
-.turs-explorer .turs-fail {color: #b00020;}
-</style>
-"""
-
-_COLUMNS = [  # (header, key, format) of the beam tables
-    ("#", None, None),
-    ("conditions", "conditions", None),
-    ("coverage", "coverage", "{:d}"),
-    ("outside rule set", "coverage_uncovered", "{:d}"),
-    ("r (Eq. 3.21)", "r", "{:.4g}"),
-    ("R (Eq. 3.24)", "R", "{:.4g}"),
-    ("bucket", None, None),
-    ("local test", None, None),
-    ("MDL after", "mdl_after", "{:.2f}"),
-    ("class counts", "class_counts", None),
-    ("chosen", "chosen", None),
-]
+#: Keys of :meth:`SearchExplorer.handle_key` (ipyevents ``key`` names) and what they do.
+KEYS = {"ArrowRight": "next beam iteration", "ArrowLeft": "previous beam iteration",
+        "PageDown": "next rule search", "PageUp": "previous rule search",
+        "Home": "first step", "End": "last step"}
+FIGURES = ("data", "coverage", "lineage", "mdl")  # the picture tabs, in order
+MAX_REJECTED_CHOICES = 12
 
 
 class SearchExplorer(W.VBox):
-    """Step through the search trace of a fitted ``TURSClassifier`` (thesis §3.5).
+    """Step through the search trace of a fitted ``TURSClassifier`` and see why it chose its rules.
 
-    ``SearchExplorer(model_or_trace, X=None, y=None)`` shows, for each rule search and each of its
-    beam iterations, the main beam (learning speed score ``r``, Eq. 3.21) and the auxiliary beam
-    (complementary score ``R``, Eq. 3.24) with coverage, coverage outside the current rule set,
-    patience bucket (Eq. 3.23) and local-test outcome (Eq. 3.22, 3.25); the MDL trajectory
-    (Fig. 3.6) with the current search highlighted; the data (when ``X``, ``y`` are given) with
-    the boxes of the rules so far and of a selected candidate (Fig. 3.1); and the rule set before
-    the current search. It reads the trace only and never re-runs the search.
+    ``SearchExplorer(model_or_trace, X=None, y=None)`` shows, for each rule search (Algorithm 3)
+    and each of its beam iterations (Algorithm 4): the main beam (learning speed score ``r``,
+    Eq. 3.21) and the auxiliary beam (``R``, Eq. 3.24); the growths the local tests rejected
+    with both sides of the test (Eq. 3.22, 3.25); how the chosen rule grew from the empty rule
+    (its lineage, the beam at each depth and the candidates that lost, by how much); why it won
+    against the runner-up (the MDL change by part); why each search and the fit stopped; and four
+    pictures: the data on any two columns with the rules' regions, the rows x rules coverage
+    with the union estimate (Eq. 3.5), the lineage, and the MDL score against coverage (Fig. 3.6).
+    Selecting a candidate or rule highlights its cover in every picture and its row in the tables.
+    It reads the trace only and never re-runs the search.
 
     Parameters
     ----------
     model_or_trace : TURSClassifier fitted with ``record_trace=True``, or a ``SearchTrace``
         (or its ``to_dict()`` / ``to_json()``).
     X, y : the training data, optional
-        Needed for the scatter plot; ``X`` with the columns the model was fitted on.
+        Needed for the data and coverage pictures; ``X`` with the columns the model was fitted on.
     max_points : int, default 5000
-        At most this many instances are drawn in the scatter plot.
+        At most this many rows are drawn (a fixed random sample, said on screen); every count
+        uses all rows.
+    keyboard : bool, default True
+        With the mouse over the pictures, the arrow keys step beam iterations and
+        PageUp/PageDown rule searches (``KEYS``; needs ipyevents, else a note says so).
 
     Python API (indices as in the trace: from 0)
     -------------------------------------------
-    ``show(rule_index, iteration)``, ``step_forward()``, ``step_back()``, ``rule_index``,
-    ``iteration``, ``selected`` (``("main"|"aux", index)``), ``main_table()``, ``aux_table()``,
-    ``rejected_table()`` (DataFrames), ``current_boxes()``, ``rule_boxes()``, ``candidate_box()``,
-    ``covered_mask()``, ``ruleset_text()``, ``redraw_seconds`` (wall time of each redraw).
+    ``show(rule_index, iteration, selection)``, ``step_forward()``, ``step_back()``,
+    ``handle_key(key)``, ``select(selection)``, ``rule_index``, ``iteration``, ``selected``
+    (``("main"|"aux"|"rejected"|"rule"|"lineage", index)``), ``selected_candidate()``,
+    ``main_table()``, ``aux_table()``, ``rejected_table()`` (DataFrames), ``rule_boxes()``,
+    ``candidate_box()``, ``current_boxes()``, ``covered_mask()``, ``coverage_patterns()``,
+    ``ruleset_text()``, ``figure_titles`` (the title of each picture as last drawn),
+    ``redraw_seconds`` (wall time of each redraw).
 
     Widgets carry CSS classes: ``turs-explorer`` (the app), ``turs-rule-step``,
     ``turs-beam-step``, ``turs-step``, ``turs-play``, ``turs-prev``, ``turs-next``,
-    ``turs-status``, ``turs-main-table``, ``turs-aux-table``, ``turs-rejected-table``,
-    ``turs-mdl-plot``, ``turs-plot`` (the scatter plot), ``turs-x-feature``, ``turs-y-feature``,
-    ``turs-candidate``, ``turs-ruleset``, ``turs-final-model``.
+    ``turs-status``, ``turs-selection`` (``turs-candidate``), ``turs-x-feature``,
+    ``turs-y-feature``, ``turs-figures`` (the picture tabs), ``turs-plot`` (data),
+    ``turs-coverage-plot``, ``turs-lineage-plot``, ``turs-mdl-plot``, ``turs-why``,
+    ``turs-lineage``, ``turs-rejected-table``, ``turs-main-table``, ``turs-aux-table``,
+    ``turs-ruleset``, ``turs-final-model``, ``turs-fit-stop``, ``turs-draw-note``.
     """
 
-    def __init__(self, model_or_trace, X=None, y=None, *, max_points: int = 5000, cache_size: int = 512):
+    def __init__(self, model_or_trace, X=None, y=None, *, max_points: int = 5000, cache_size: int = 256,
+                 keyboard: bool = True):
         trace, model = _resolve(model_or_trace)
         super().__init__()
         self.view = TraceView(trace, model, X, y)
         if self.view.n_searches == 0:
             raise ValueError("The search trace has no rule search; there is nothing to explore.")
+        self.data = DataView(self.view, X) if self.view.has_data else None
         self.max_points = int(max_points)
         self._cache: OrderedDict = OrderedDict()
         self._cache_size = int(cache_size)
+        self._rule_covers = None
         self.redraw_seconds: list[float] = []
+        self.figure_titles: dict = {}
         self._busy = False
         self._k, self._it = 0, 0
         self.selected = self.view.default_candidate(0, 0)
-        self._build()
+        self._build(keyboard)
         self._redraw()
 
     # ------------------------------------------------------------------ layout
-    def _build(self):
+    def _build(self, keyboard: bool):
         v = self.view
         n_steps = len(v.steps)
+        wide = {"description_width": "initial"}
         self.rule_step = W.IntSlider(value=1, min=1, max=max(v.n_searches, 1), description="rule search",
-                                     continuous_update=False, style={"description_width": "90px"},
-                                     layout=W.Layout(width="360px"))
+                                     continuous_update=False, style=wide, layout=W.Layout(width="330px"))
         self.beam_step = W.IntSlider(value=1, min=1, max=max(v.n_iterations(0), 1), description="beam iteration",
-                                     continuous_update=False, style={"description_width": "100px"},
-                                     layout=W.Layout(width="360px"))
+                                     continuous_update=False, style=wide, layout=W.Layout(width="330px"))
         self.step = W.IntSlider(value=0, min=0, max=max(n_steps - 1, 0), description="step",
-                                continuous_update=False, style={"description_width": "40px"},
-                                layout=W.Layout(width="420px"))
+                                continuous_update=False, style=wide, layout=W.Layout(width="300px"))
         self.play = W.Play(value=0, min=0, max=max(n_steps - 1, 0), interval=1500, description="play")
         W.link((self.play, "value"), (self.step, "value"))
-        self.prev_button = W.Button(description="\u25c0 previous", layout=W.Layout(width="110px"),
-                                    tooltip="previous beam iteration")
-        self.next_button = W.Button(description="next \u25b6", layout=W.Layout(width="110px"),
-                                    tooltip="next beam iteration")
+        self.prev_button = W.Button(description="\u25c0 previous", layout=W.Layout(width="120px"),
+                                    tooltip="previous beam iteration (\u2190)")
+        self.next_button = W.Button(description="next \u25b6", layout=W.Layout(width="120px"),
+                                    tooltip="next beam iteration (\u2192)")
         self.status = W.HTML()
-        feats = [(name, j) for j, name in enumerate(v.feature_names)]
-        feats = [f for f in feats if f[1] in v.numeric_columns] + [f for f in feats if f[1] not in v.numeric_columns]
-        fx, fy = v.default_features()
-        self.x_feature = W.Dropdown(options=feats, value=fx, description="x", layout=W.Layout(width="260px"))
-        self.y_feature = W.Dropdown(options=feats, value=fy, description="y", layout=W.Layout(width="260px"))
-        self.candidate = W.Dropdown(options=[], description="candidate", layout=W.Layout(width="540px"),
+        if self.data is not None:
+            cols = self.data.columns
+            kinds = self.data.kinds
+            options = [(f"{c} ({'categories' if kinds[c] == 'categorical' else 'numbers'})", c) for c in cols]
+            fx, fy = self.data.default_columns()
+        else:
+            names = v.feature_names
+            options = [(names[j], names[j]) for j in v.numeric_columns] or [(n, n) for n in names]
+            fx, fy = (options[0][1], options[min(1, len(options) - 1)][1])
+        self.x_feature = W.Dropdown(options=options, value=fx, description="x", layout=W.Layout(width="300px"))
+        self.y_feature = W.Dropdown(options=options, value=fy, description="y", layout=W.Layout(width="300px"))
+        self.candidate = W.Dropdown(options=[], description="selected", layout=W.Layout(width="100%"),
                                     style={"description_width": "70px"})
-        self.mdl_plot = W.Image(format="png")
-        self.plot = W.Image(format="png")
-        self.main_html, self.aux_html, self.rejected_html = W.HTML(), W.HTML(), W.HTML()
-        self.ruleset = W.HTML()
-        self.final_model = W.HTML(_pre(v.final_text()))
+        self.plot, self.coverage_plot = W.Image(format="png"), W.Image(format="png")
+        self.lineage_plot, self.mdl_plot = W.Image(format="png"), W.Image(format="png")
+        self.draw_note = W.HTML()
+        self.why_html, self.lineage_html, self.rejected_html = W.HTML(), W.HTML(), W.HTML()
+        self.main_html, self.aux_html, self.ruleset = W.HTML(), W.HTML(), W.HTML()
+        self.final_model = W.HTML(_html.pre(v.final_text()))
+        self.fit_stop = W.HTML(f"<div class='turs-note'>{_html.esc(_explain.fit_stop_text(v.trace))}</div>")
         parts = {
             "turs-rule-step": self.rule_step, "turs-beam-step": self.beam_step, "turs-step": self.step,
             "turs-play": self.play, "turs-prev": self.prev_button, "turs-next": self.next_button,
             "turs-status": self.status, "turs-x-feature": self.x_feature, "turs-y-feature": self.y_feature,
-            "turs-candidate": self.candidate, "turs-mdl-plot": self.mdl_plot, "turs-plot": self.plot,
-            "turs-main-table": self.main_html, "turs-aux-table": self.aux_html,
-            "turs-rejected-table": self.rejected_html, "turs-ruleset": self.ruleset,
-            "turs-final-model": self.final_model,
+            "turs-candidate": self.candidate, "turs-plot": self.plot, "turs-coverage-plot": self.coverage_plot,
+            "turs-lineage-plot": self.lineage_plot, "turs-mdl-plot": self.mdl_plot,
+            "turs-main-table": self.main_html, "turs-aux-table": self.aux_html, "turs-why": self.why_html,
+            "turs-lineage": self.lineage_html, "turs-rejected-table": self.rejected_html,
+            "turs-ruleset": self.ruleset, "turs-final-model": self.final_model, "turs-fit-stop": self.fit_stop,
+            "turs-draw-note": self.draw_note,
         }
         for cls, w in parts.items():
             w.add_class(cls)
+        self.candidate.add_class("turs-selection")
         self.plot.add_class("turs-scatter-plot")
-        final_box = W.Accordion(children=[self.final_model], titles=("Final model (str(model))",))
-        rejected_box = W.Accordion(children=[self.rejected_html],
-                                   titles=("Best candidates rejected by the local test (Eq. 3.22)",))
+        data_tab = W.VBox([W.HBox([self.x_feature, self.y_feature]), self.plot, self.draw_note])
+        self.figures = W.Tab(children=[data_tab, self.coverage_plot, self.lineage_plot, self.mdl_plot],
+                             titles=("Data", "Rows \u00d7 rules", "Lineage", "MDL score"),
+                             layout=W.Layout(width="660px", min_width="660px"))
+        self.figures.add_class("turs-figures")
+        self.panels = W.Tab(children=[self.why_html, self.lineage_html, self.rejected_html, self.ruleset],
+                            titles=("Why this rule", "Lineage", "Local test", "Rule set"),
+                            layout=W.Layout(flex="1 1 380px", min_width="360px"))
+        self.panels.add_class("turs-panels")
+        self.keys_note = W.HTML()
+        self._events = None
+        if keyboard:
+            self._events = _key_events(self.figures, self.handle_key)
+            hint = ("keys (mouse over the pictures): \u2190 \u2192 beam iteration, PageUp / PageDown rule search"
+                    if self._events is not None else "keyboard stepping needs ipyevents (pip install ipyevents)")
+            self.keys_note.value = f"<span class='turs-note'>{hint}</span>"
+        accepted = len(v.accepted_before(v.n_searches))
         self.children = [
-            W.HTML(_CSS + f"<h3 style='margin:4px 0'>TURS search explorer</h3>"
-                   f"<div>{v.n_searches} rule searches, {n_steps} beam iterations in all; "
-                   f"{len(v.accepted_before(v.n_searches))} rules accepted.</div>"),
-            W.HBox([self.rule_step, self.beam_step]),
-            W.HBox([self.play, self.prev_button, self.next_button, self.step]),
+            W.HTML(_html.CSS + "<h3 style='margin:4px 0'>TURS search explorer</h3>"
+                   f"<div>{v.n_searches} rule searches, {n_steps} beam iterations in all; {accepted} rules "
+                   "accepted.</div>"),
+            self.fit_stop,
+            W.HBox([self.rule_step, self.beam_step, self.prev_button, self.next_button],
+                   layout=W.Layout(flex_flow="row wrap")),
+            W.HBox([self.play, self.step, self.keys_note], layout=W.Layout(flex_flow="row wrap")),
             self.status,
-            W.HBox([W.VBox([self.mdl_plot]),
-                    W.VBox([W.HBox([self.x_feature, self.y_feature]), self.plot])]),
             self.candidate,
-            self.main_html, self.aux_html, rejected_box,
-            W.HTML("<b>Rule set before this rule search</b> (as the estimator prints it)"),
-            self.ruleset, final_box,
+            W.HBox([self.figures, self.panels], layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
+            self.main_html, self.aux_html,
+            W.Accordion(children=[self.final_model], titles=("Final model (str(model))",)),
         ]
         self.add_class("turs-explorer")
         self.rule_step.observe(self._on_rule, "value")
@@ -164,6 +179,7 @@ class SearchExplorer(W.VBox):
         self.candidate.observe(self._on_candidate, "value")
         self.x_feature.observe(self._on_feature, "value")
         self.y_feature.observe(self._on_feature, "value")
+        self.figures.observe(self._on_feature, "selected_index")
 
     # ----------------------------------------------------------- navigation API
     @property
@@ -178,7 +194,7 @@ class SearchExplorer(W.VBox):
 
     def show(self, rule_index: int, iteration: int = 0, candidate=None):
         """Show beam iteration ``iteration`` of rule search ``rule_index``; select ``candidate``
-        (``("main"|"aux", index)``; default: the best of the main beam)."""
+        (a selection as in :meth:`select`; default: the best of the main beam)."""
         v = self.view
         if not 0 <= rule_index < v.n_searches:
             raise ValueError(f"rule_index must be in [0, {v.n_searches - 1}]. Got {rule_index}.")
@@ -188,6 +204,16 @@ class SearchExplorer(W.VBox):
         self._k, self._it = int(rule_index), int(iteration)
         self.selected = candidate if candidate is not None else v.default_candidate(self._k, self._it)
         self._sync_controls()
+        self._redraw()
+
+    def select(self, selection):
+        """Select ``("main"|"aux"|"rejected", i)`` (a candidate of this step), ``("rule", i)`` (rule
+        ``i`` of the rule set before this search) or ``("lineage", d)`` (step ``d`` of the chosen
+        rule's lineage); every picture and table follows."""
+        if selection not in self.selection_options().values():
+            raise ValueError(f"{selection!r} is not a selection of this step; choose one of "
+                             f"{list(self.selection_options().values())[:8]}...")
+        self.selected = tuple(selection)
         self._redraw()
 
     def step_forward(self):
@@ -200,6 +226,27 @@ class SearchExplorer(W.VBox):
         s = self.view.step_of(self._k, self._it)
         if s > 0:
             self.show(*self.view.steps[s - 1])
+
+    def handle_key(self, key):
+        """What a key does (ipyevents sends ``{"key": ...}``): see :data:`KEYS`. Returns whether it was used."""
+        if isinstance(key, dict):
+            key = key.get("key")
+        v = self.view
+        if key == "ArrowRight":
+            self.step_forward()
+        elif key == "ArrowLeft":
+            self.step_back()
+        elif key == "PageDown" and self._k + 1 < v.n_searches:
+            self.show(self._k + 1, 0)
+        elif key == "PageUp" and self._k > 0:
+            self.show(self._k - 1, 0)
+        elif key == "Home":
+            self.show(0, 0)
+        elif key == "End":
+            self.show(*v.steps[-1])
+        else:
+            return False
+        return True
 
     def _on_rule(self, change):
         if not self._busy:
@@ -238,12 +285,41 @@ class SearchExplorer(W.VBox):
             self._busy = False
 
     # ------------------------------------------------------------- data access
-    def _candidate_dict(self):
+    def selection_options(self) -> dict:
+        """Label -> selection of everything that can be selected at this step."""
+        v, k, it = self.view, self._k, self._it
+        opts = {}
+        for which, cap in (("main", None), ("aux", None), ("rejected", MAX_REJECTED_CHOICES)):
+            for i, c in enumerate(v.candidates(k, it, which)[:cap]):
+                opts[f"{which} #{i}: {' AND '.join(c['conditions'])}"] = (which, i)
+        for i, c in enumerate(v.accepted_before(k)):
+            opts[f"rule R{i + 1}: {' AND '.join(c['conditions'])}"] = ("rule", i)
+        for d, c in (enumerate(v.trace.lineage(k)[1:], start=1) if v.search(k).get("lineage") else ()):
+            opts[f"lineage step {d}: {' AND '.join(c['conditions'])}"] = ("lineage", d)
+        return opts
+
+    def selected_candidate(self):
+        """The selected candidate's dict (a rule of the set, a lineage step or a beam member), or None."""
         if self.selected is None:
             return None
         which, i = self.selected
+        if which == "rule":
+            rules = self.view.accepted_before(self._k)
+            return rules[i] if i < len(rules) else None
+        if which == "lineage":
+            nodes = self.view.trace.lineage(self._k) if self.view.search(self._k).get("lineage") else []
+            return nodes[i] if i < len(nodes) else None
         cands = self.view.candidates(self._k, self._it, which)
         return cands[i] if i < len(cands) else None
+
+    _candidate_dict = selected_candidate
+
+    def _selection_label(self) -> str:
+        if self.selected is None:
+            return ""
+        which, i = self.selected
+        return {"rule": f"R{i + 1}", "lineage": f"step {i}", "main": f"cand #{i}", "aux": f"aux #{i}",
+                "rejected": f"rejected #{i}"}.get(which, which)
 
     def main_table(self):
         """The main beam at the current step (DataFrame; ``chosen`` marks the search's final rule)."""
@@ -254,28 +330,63 @@ class SearchExplorer(W.VBox):
         return self.view.table(self._k, self._it, "aux")
 
     def rejected_table(self):
-        """The best candidates the local test rejected at the current step."""
+        """The growths the main beam's local test rejected at the current step."""
         return self.view.table(self._k, self._it, "rejected")
 
+    def _boxes(self, literals) -> tuple:
+        x, y = self.x_feature.value, self.y_feature.value
+        if self.data is not None:
+            return self.data.region(literals, x, y)[0]
+        names = self.view.feature_names
+        return self.view.box(literals, names.index(x), names.index(y))
+
     def rule_boxes(self) -> list:
-        """``(x0, x1, y0, y1)`` of each rule accepted before the current search, on the plotted features."""
-        fx, fy = self.x_feature.value, self.y_feature.value
-        return [self.view.box(c["literals"], fx, fy) for c in self.view.accepted_before(self._k)]
+        """``(x0, x1, y0, y1)`` of each rule accepted before the current search on the plotted
+        columns (a categorical column: its first run of kept levels)."""
+        return [self._boxes(c["literals"]) for c in self.view.accepted_before(self._k)]
 
     def candidate_box(self):
-        """``(x0, x1, y0, y1)`` of the selected candidate, or None."""
-        c = self._candidate_dict()
-        return None if c is None else self.view.box(c["literals"], self.x_feature.value, self.y_feature.value)
+        """``(x0, x1, y0, y1)`` of the selection, or None."""
+        c = self.selected_candidate()
+        return None if c is None else self._boxes(c["literals"])
 
     def current_boxes(self) -> list:
-        """The plotted boxes: the rules so far (in order), then the selected candidate's (if any)."""
+        """The rules so far (in order), then the selection's box (if any)."""
         box = self.candidate_box()
         return self.rule_boxes() + ([box] if box is not None else [])
 
     def covered_mask(self):
-        """Which rows of ``X`` the selected candidate covers (None without data or candidate)."""
-        c = self._candidate_dict()
+        """Which rows of ``X`` the selection covers (None without data or selection)."""
+        c = self.selected_candidate()
         return None if c is None or not self.view.has_data else self.view.cover_mask(c["literals"])
+
+    def _covers_before(self, k: int) -> np.ndarray:
+        if self._rule_covers is None:
+            rules = self.view.accepted_before(self.view.n_searches)
+            self._rule_covers = np.stack([self.view.cover_mask(c["literals"]) for c in rules], axis=1) \
+                if rules else np.zeros((len(self.view.y_codes), 0), dtype=bool)
+        return self._rule_covers[:, :len(self.view.accepted_before(k))]
+
+    def coverage_patterns(self):
+        """The rows x rules view's groups (``_data.cover_patterns``): the rules before this search,
+        plus the selected candidate as the last column when it is not one of them. None without data."""
+        if not self.view.has_data:
+            return None
+        covers, _, _ = self._coverage_columns()
+        return cover_patterns(covers, self.view.y_codes, len(self.view.classes))
+
+    def _coverage_columns(self):
+        covers = self._covers_before(self._k)
+        labels = [f"R{i + 1}" for i in range(covers.shape[1])]
+        highlight = None
+        c = self.selected_candidate()
+        if c is not None and self.selected[0] == "rule":
+            highlight = self.selected[1]
+        elif c is not None:
+            covers = np.column_stack([covers, self.view.cover_mask(c["literals"])])
+            labels.append("sel")
+            highlight = len(labels) - 1
+        return covers, labels, highlight
 
     def ruleset_text(self) -> str:
         """The rule set before the current search, as the estimator prints it."""
@@ -292,51 +403,94 @@ class SearchExplorer(W.VBox):
             self._cache.popitem(last=False)
         return value
 
+    def _figure(self, kind: str):
+        """``(png, title)`` of one picture for the current state; cached by everything it draws."""
+        v, k, it = self.view, self._k, self._it
+        cand = self.selected_candidate()
+        sel_key = None if cand is None else (self.selected, tuple(map(tuple, cand["literals"])), cand.get("id"))
+        label = self._selection_label()
+        where = f"rule search {k + 1}, iteration {it + 1}"
+        if kind == "data":
+            x, y = self.x_feature.value, self.y_feature.value
+            title = f"{where}" + (f", {label}" if label else "")
+            if self.data is None:
+                return self._cached(("data", title, sel_key, x, y), lambda: (_render.nodata_png(title), title))
+            rules = [(f"R{i + 1}", c["literals"]) for i, c in enumerate(v.accepted_before(k))
+                     if self.selected != ("rule", i)]
+            sel = None if cand is None else (label, cand["literals"])
+            return self._cached(("data", title, sel_key, x, y), lambda: (_draw.png(_draw.data_figure(
+                self.data, x, y, rules, sel, max_points=self.max_points, title=title)), title))
+        if kind == "coverage":
+            if self.data is None:
+                return self._cached(("coverage", where), lambda: (_render.nodata_png(where), where))
+            covers, labels, highlight = self._coverage_columns()
+            summary = overlap_summary(covers)
+            title = (f"{where}: {summary['several']:,} rows in 2+ rules, {summary['none']:,} in none"
+                     + (f" (sel = {label})" if label and labels and labels[-1] == "sel" else ""))
+            return self._cached(("coverage", title, sel_key), lambda: (_draw.png(_draw.coverage_figure(
+                cover_patterns(covers, v.y_codes, len(v.classes)), labels, v.classes, highlight, title)), title))
+        if kind == "lineage":
+            title = f"rule search {k + 1}: how the chosen rule grew"
+            sel_id = cand.get("id") if cand is not None else None
+            return self._cached(("lineage", title, sel_id), lambda: (_draw.png(_draw.lineage_figure(
+                v.trace, k, sel_id, title)), title))
+        title = f"MDL score vs coverage: {where}"
+        point = cand if self.selected is not None and self.selected[0] in ("main", "aux", "rejected") else None
+        return self._cached(("mdl", title, sel_key), lambda: (_render.mdl_png(v, k, point, title), title))
+
     def _redraw(self):
         t0 = time.perf_counter()
         v, k, it = self.view, self._k, self._it
-        cand = self._candidate_dict()
-        ckey = None if cand is None else (self.selected[0], tuple(map(tuple, cand["literals"])))
-        fx, fy = self.x_feature.value, self.y_feature.value
-        label = f"{self.selected[0]} #{self.selected[1]}: " + " AND ".join(cand["conditions"]) if cand else ""
-        mdl_png = self._cached(("mdl", k, ckey), lambda: _render.mdl_png(v, k, cand))
-        scatter_png = self._cached(("scatter", k, ckey, fx, fy),
-                                   lambda: _render.scatter_png(v, k, cand, fx, fy, label, self.max_points))
-        s = v.search(k)
-        n_it = v.n_iterations(k)
-        verdict = ("accepted" if s["accepted"] else "rejected: adding its best rule would not lower the MDL score"
-                   if s["chosen"] else "no candidate")
-        chosen = " AND ".join(s["chosen"]["conditions"]) if s["chosen"] else "(none)"
-        status = (f"<div class='turs-status-text'><b>Rule search {k + 1} of {v.n_searches}</b> ({verdict}) "
-                  f"&middot; <b>beam iteration {it + 1} of {max(n_it, 1)}</b>"
-                  f"{'' if n_it else ' (the beams were empty)'} &middot; MDL before: {s['mdl_before']:.2f} bits"
-                  f"<br>chosen rule of this search: <code>{html.escape(chosen)}</code></div>")
-        opts = []
-        for which in ("main", "aux"):
-            for i, c in enumerate(v.candidates(k, it, which)):
-                text = " AND ".join(c["conditions"])
-                opts.append((f"{which} #{i}: {text}", (which, i)))
+        kind = FIGURES[self.figures.selected_index or 0]
+        png, title = self._figure(kind)
+        self.figure_titles[kind] = title
+        opts = [(label, sel) for label, sel in self.selection_options().items()]
+        note = ""
+        if self.data is not None:
+            _, note = self.data.draw_rows(self.max_points)
         self._busy = True
         try:
             if list(self.candidate.options) != opts:
                 self.candidate.options = opts
             self.candidate.value = self.selected if self.selected in [o[1] for o in opts] else None
-            self.status.value = status
-            self.main_html.value = _table_html(v, k, it, "main", self.selected,
-                                               "Main beam (learning speed score r, Eq. 3.21; patience bucket Eq. 3.23)")
-            self.aux_html.value = _table_html(v, k, it, "aux", self.selected,
-                                              "Auxiliary beam (complementary score R, Eq. 3.24; bucket of |S' \\ M|)")
-            self.rejected_html.value = _table_html(v, k, it, "rejected", None,
-                                                   "Rejected by the local test")
-            self.ruleset.value = _pre(v.ruleset_text(k))
-            self.mdl_plot.value = mdl_png
-            self.plot.value = scatter_png
+            self.status.value = _html.status_html(v, k, it)
+            sel = self.selected if self.selected and self.selected[0] in ("main", "aux") else None
+            self.main_html.value = _html.beam_table(
+                v, k, it, "main", sel, "Main beam (learning speed score r, Eq. 3.21; patience bucket Eq. 3.23)")
+            self.aux_html.value = _html.beam_table(
+                v, k, it, "aux", sel, "Auxiliary beam (complementary score R, Eq. 3.24; bucket of |S' \\ M|)")
+            self.why_html.value = _html.why_panel(v.search(k), k)
+            self.lineage_html.value = _html.lineage_panel(v.trace, k)
+            self.rejected_html.value = _html.rejected_panel(v.trace, k, it)
+            self.ruleset.value = _html.pre(v.ruleset_text(k))
+            self.draw_note.value = f"<div class='turs-note'>{_html.esc(note)}</div>" if note else ""
+            getattr(self, {"data": "plot", "coverage": "coverage_plot", "lineage": "lineage_plot",
+                           "mdl": "mdl_plot"}[kind]).value = png
         finally:
             self._busy = False
         self.redraw_seconds.append(time.perf_counter() - t0)
 
+    def draw_all(self):
+        """Draw every picture now (the tabs not shown are otherwise drawn when they are opened)."""
+        for kind in FIGURES:
+            png, title = self._figure(kind)
+            self.figure_titles[kind] = title
+            getattr(self, {"data": "plot", "coverage": "coverage_plot", "lineage": "lineage_plot",
+                           "mdl": "mdl_plot"}[kind]).value = png
+
 
 # ---------------------------------------------------------------------------- helpers
+def _key_events(source, handler):
+    """An ipyevents listener for key presses over ``source`` (None without ipyevents)."""
+    try:
+        from ipyevents import Event
+    except ImportError:  # pragma: no cover - ipyevents is in the explorer extra
+        return None
+    events = Event(source=source, watched_events=["keydown"], prevent_default_action=True)
+    events.on_dom_event(lambda event: handler(event.get("key")) if event.get("key") in KEYS else None)
+    return events
+
+
 def _resolve(obj):
     """``(trace, model_or_None)`` from a fitted model, a SearchTrace, its dict or its JSON."""
     if isinstance(obj, SearchTrace):
@@ -353,51 +507,3 @@ def _resolve(obj):
                              "TURSClassifier(record_trace=True, ...) to explore its search.")
         return obj.trace_, obj
     raise TypeError(f"SearchExplorer needs a fitted TURSClassifier or a SearchTrace. Got {type(obj).__name__}.")
-
-
-def _pre(text: str) -> str:
-    return f"<pre class='turs-pre'>{html.escape(text)}</pre>"
-
-
-def _fmt(v, fmt):
-    if fmt is None:
-        return html.escape(str(v))
-    if isinstance(v, float) and math.isnan(v):
-        return "&ndash;"
-    return fmt.format(v)
-
-
-def _table_html(view, k, it, which, selected, caption) -> str:
-    df = view.table(k, it, which)
-    bucket_key, test_key = ("aux_bucket", "aux_local_test") if which == "aux" else ("bucket", "local_test")
-    head = "".join(f"<th>{html.escape(h)}</th>" for h, _, _ in _COLUMNS)
-    rows = []
-    for i, row in enumerate(df.itertuples(index=False)):
-        r = row._asdict()
-        cells = []
-        for h, key, fmt in _COLUMNS:
-            if h == "#":
-                cells.append(f"<td>{i}</td>")
-            elif key == "conditions":
-                cells.append(f"<td class='turs-cond'>{html.escape(r['conditions'])}</td>")
-            elif h == "bucket":
-                cells.append(f"<td>{r[bucket_key]}</td>")
-            elif h == "local test":
-                ok = bool(r[test_key])
-                cells.append(f"<td class='{'turs-pass' if ok else 'turs-fail'}'>{'pass' if ok else 'fail'}</td>")
-            elif key == "chosen":
-                cells.append(f"<td>{'&#9733; chosen' if r['chosen'] else ''}</td>")
-            elif key == "class_counts":
-                cells.append(f"<td>{html.escape(', '.join(str(x) for x in r['class_counts']))}</td>")
-            else:
-                cells.append(f"<td>{_fmt(r[key], fmt)}</td>")
-        classes = []
-        if r["chosen"]:
-            classes.append("turs-chosen")
-        if selected == (which, i):
-            classes.append("turs-selected")
-        rows.append(f"<tr class='{' '.join(classes)}' data-index='{i}'>" + "".join(cells) + "</tr>")
-    body = "".join(rows) if rows else f"<tr><td colspan='{len(_COLUMNS)}'>(empty)</td></tr>"
-    n = len(df)
-    return (f"<table class='turs-table turs-{which}'><caption>{html.escape(caption)} &middot; {n} candidates"
-            f"</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")

@@ -24,7 +24,8 @@ import pandas as pd
 from ..rules import ElseRule, Rule
 from ..trace import SearchTrace
 
-BEAMS = {"main": "main_beam", "aux": "aux_beam", "rejected": "rejected_by_local_test"}
+BEAMS = {"main": "main_beam", "aux": "aux_beam", "rejected": "rejected_by_local_test",
+         "aux_rejected": "aux_rejected_by_local_test"}
 
 #: Columns of :meth:`TraceView.table` in order.
 TABLE_COLUMNS = ["conditions", "coverage", "coverage_uncovered", "r", "R", "bucket", "local_test",
@@ -44,6 +45,27 @@ def literal_interval(cuts, lo_bin: int, hi_bin: int) -> tuple[float, float]:
     return low, high
 
 
+class CachedTrace:
+    """A :class:`SearchTrace` whose ``candidates(k)`` (every candidate of a search by id) is
+    built once per search: the explorer asks for it on every redraw."""
+
+    def __init__(self, trace: SearchTrace):
+        self._trace = trace
+        self._by_id: dict = {}
+
+    def __getattr__(self, name):
+        return getattr(self._trace, name)
+
+    def candidates(self, rule_index: int) -> dict:
+        if rule_index not in self._by_id:
+            self._by_id[rule_index] = self._trace.candidates(rule_index)
+        return self._by_id[rule_index]
+
+    def lineage(self, rule_index: int) -> list:
+        by_id = self.candidates(rule_index)
+        return [by_id[i] for i in self._trace.searches[rule_index].get("lineage") or []]
+
+
 class TraceView:
     """Read-only access to a search trace, with the derived tables, boxes, covers and texts.
 
@@ -59,7 +81,7 @@ class TraceView:
     """
 
     def __init__(self, trace: SearchTrace, model=None, X=None, y=None):
-        self.trace = trace
+        self.trace = CachedTrace(trace)
         self.model = model
         self.feature_names = list(trace.feature_names)
         self.classes = list(trace.classes)
@@ -77,6 +99,7 @@ class TraceView:
                 self.steps.append((k, it))
         self._chosen_keys = [literal_key(s["chosen"]["literals"]) if s["chosen"] else None
                              for s in trace.searches]
+        self._chosen_ids = [s["chosen"].get("id") if s["chosen"] else None for s in trace.searches]
         self.X_encoded = None
         self.y_codes = None
         self.bins = None
@@ -187,10 +210,15 @@ class TraceView:
         its = self.trace.searches[k]["iterations"]
         if iteration >= len(its):
             return []
-        return its[iteration][BEAMS[which]]
+        return its[iteration].get(BEAMS[which], [])
 
     def is_chosen(self, k: int, candidate: dict) -> bool:
-        """Whether ``candidate`` is the rule search ``k`` finally returned (the same literals, any order)."""
+        """Whether ``candidate`` is the rule search ``k`` finally returned: the same candidate id
+        (one growth; another growth with the same literals is not marked), or, in a trace
+        without ids, the same literals in any order."""
+        cid = self._chosen_ids[k]
+        if cid is not None and candidate.get("id") is not None:
+            return candidate["id"] == cid
         key = self._chosen_keys[k]
         return key is not None and literal_key(candidate["literals"]) == key
 

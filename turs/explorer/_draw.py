@@ -1,0 +1,350 @@
+"""The explorer's data, coverage and lineage pictures (matplotlib object API, PNG bytes).
+
+Every ``*_figure`` function returns a :class:`~matplotlib.figure.Figure` drawn with the
+project's readable defaults (``turs.style``: 11 pt text or more, which is 15 px at the
+explorer's 100 dpi) and the project's class colours; :func:`png` turns it into PNG bytes.
+
+* :func:`data_figure`: any two of the user's columns, numeric or categorical (jittered strips),
+  each rule's region where it restricts them, the selected rule or candidate filled and the
+  rows it covers drawn solid (thesis Fig. 3.1); labels never overlap (:func:`place_labels`).
+* :func:`coverage_figure`: rows x rules, grouped by cover pattern (which rules cover a row):
+  the rules of each group, its size, and its union estimate (Eq. 3.5) as a class bar.
+* :func:`lineage_figure`: one rule search, beam iteration by beam iteration: every candidate
+  of the main beam by its ``r`` (Eq. 3.21), the growths the local test rejected, and the path
+  from the empty rule to the chosen rule with the literal added at each step.
+"""
+from __future__ import annotations
+
+import functools
+import io
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+from matplotlib.patches import Rectangle
+
+from .. import style
+from ._explain import conditions_text, iteration_of
+
+DPI = 100  # the explorer shows PNGs at their pixel size: 11 pt text is 15 px
+DATA_FIGSIZE = (6.4, 4.6)
+COVERAGE_FIGSIZE = (6.4, 4.6)
+LINEAGE_FIGSIZE = (6.4, 5.0)
+CLASS_COLORS = style.class_colors()
+MAX_PATTERNS = 10  # groups of the coverage picture; the rest are summed in one line
+MAX_REJECTED = 8  # rejected growths drawn per beam iteration in the lineage picture (the best ones)
+PATH_COLOR = style.BETTER
+
+
+def png(fig: Figure) -> bytes:
+    """The figure as PNG bytes at :data:`DPI` (light compression: stepping must stay fast)."""
+    if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=DPI, pil_kwargs={"compress_level": 1})
+    return buf.getvalue()
+
+
+def _figure(size) -> Figure:
+    fig = Figure(figsize=size, dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def styled(draw):
+    """Run a drawing function under the project's matplotlib defaults (``turs.style``): every
+    text it creates (ticks and legends included) gets the readable sizes."""
+    @functools.wraps(draw)
+    def wrapper(*args, **kwargs):
+        with style.rc_context():
+            return draw(*args, **kwargs)
+    return wrapper
+
+
+def short(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "\u2026"
+
+
+# ------------------------------------------------------------------------- labels
+def place_labels(ax, items, fontsize=11.0) -> list:
+    """Put one label per region without overlaps: ``items`` are ``(text, (x0, x1, y0, y1),
+    color)`` in data coordinates (the axes limits already set). Each label tries the region's
+    four inside corners, then steps down from its top-left corner by its own height; a label
+    that fits nowhere is left out. Returns the texts of the labels left out (say them elsewhere)."""
+    renderer = ax.figure.canvas.get_renderer()
+    frame = ax.get_window_extent(renderer)
+    to_px = ax.transData.transform
+    placed, left_out = [], []
+
+    def free(b):
+        return (b[0] >= frame.x0 - 1 and b[2] <= frame.x1 + 1 and b[1] >= frame.y0 - 1 and b[3] <= frame.y1 + 1
+                and not any(b[0] < p[2] and p[0] < b[2] and b[1] < p[3] and p[1] < b[3] for p in placed))
+
+    for text, (x0, x1, y0, y1), color in items:
+        t = ax.text(x0, y1, text, fontsize=fontsize, color=color, zorder=5, ha="left", va="top",
+                    bbox=dict(boxstyle="square,pad=0.15", fc="white", ec="none", alpha=0.85))
+        ext = t.get_window_extent(renderer)  # the size does not depend on where it goes
+        w, h = ext.width, ext.height
+        (lx, by), (rx, ty) = to_px((x0, y0)), to_px((x1, y1))
+        spots = [(lx, ty, "left", "top"), (rx, ty, "right", "top"), (lx, by, "left", "bottom"),
+                 (rx, by, "right", "bottom")] + [(lx, ty - step * (h + 2), "left", "top") for step in range(1, 9)]
+        for px, py, ha, va in spots:
+            left = px if ha == "left" else px - w
+            bottom = py - h if va == "top" else py
+            box = (left, bottom, left + w, bottom + h)
+            if free(box):
+                placed.append(box)
+                t.set_position(ax.transData.inverted().transform((px, py)))
+                t.set_ha(ha)
+                t.set_va(va)
+                break
+        else:
+            t.remove()
+            left_out.append(text)
+    return left_out
+
+
+# --------------------------------------------------------------------------- data
+@styled
+def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5000, title: str = "") -> Figure:
+    """The data on the user's columns ``x``, ``y`` with rule regions.
+
+    ``rules``: ``(label, literals)`` of the rules to outline (dashed grey); ``selected``:
+    ``(label, literals)`` of the rule or candidate to fill (its covered rows drawn solid), or None.
+    Rules that restrict neither column are named in the figure, not drawn (they span it all).
+    """
+    fig = _figure(DATA_FIGSIZE)
+    ax = fig.add_axes((0.13, 0.13, 0.62, 0.74))
+    view = dv.view
+    rows, _ = dv.draw_rows(max_points)
+    px, py = dv.positions(x, rows), dv.positions(y, rows)
+    yc = view.y_codes[rows]
+    covered = (view.cover_mask(selected[1])[rows] if selected is not None else np.zeros(len(rows), bool))
+    for c, cls in enumerate(view.classes):
+        col = CLASS_COLORS[c % len(CLASS_COLORS)]
+        out, inn = (yc == c) & ~covered, (yc == c) & covered
+        ax.scatter(px[out], py[out], s=8, color=col, alpha=0.25, lw=0)
+        ax.scatter(px[inn], py[inn], s=16, color=col, alpha=0.95, edgecolors="black", linewidths=0.3)
+        ax.scatter([], [], s=40, color=col, label=short(str(cls), 14))
+    for column, lim in ((x, ax.set_xlim), (y, ax.set_ylim)):
+        lo, hi = dv.axis_range(column)
+        pad = (hi - lo) * 0.03 if hi > lo else 0.5
+        lim(lo - pad, hi + pad)
+    items, unrestricted = [], []
+    for label, literals in rules:
+        if not (dv.restricts(literals, x) or dv.restricts(literals, y)):
+            unrestricted.append(label)
+            continue
+        rects = dv.region(literals, x, y)
+        for x0, x1, y0, y1 in rects:
+            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec=style.RULE, lw=1.5, ls="--"))
+        if rects:
+            items.append((label, rects[0], style.RULE))
+    if selected is not None:
+        label, literals = selected
+        rects = dv.region(literals, x, y) if (dv.restricts(literals, x) or dv.restricts(literals, y)) else []
+        for x0, x1, y0, y1 in rects:
+            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fc=style.CANDIDATE, alpha=0.10, lw=0))
+            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, ec=style.CANDIDATE, lw=2.6))
+        if rects:
+            items.insert(0, (label, rects[0], style.CANDIDATE))
+    for column, axis, set_ticks in ((x, ax.xaxis, ax.set_xticks), (y, ax.yaxis, ax.set_yticks)):
+        if dv.is_categorical(column):
+            levels = [short(str(v), 10) for v in dv.levels[column]]
+            set_ticks(range(len(levels)), levels)
+            if axis is ax.xaxis and len(levels) > 4:
+                for t in ax.get_xticklabels():
+                    t.set_rotation(30)
+                    t.set_ha("right")
+    ax.set_xlabel(short(x, 40))
+    ax.set_ylabel(short(y, 30))
+    if title:
+        ax.set_title(short(title, 60), loc="left")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), title="class", frameon=False, handletextpad=0.2)
+    notes = []
+    left_out = place_labels(ax, items)
+    if left_out:
+        notes.append("not labelled: " + ", ".join(left_out))
+    if unrestricted:
+        notes.append("span everything: " + ", ".join(unrestricted))
+    if selected is not None:
+        notes.insert(0, f"solid: rows {short(selected[0], 12)} covers")
+    if notes:
+        fig.text(0.77, 0.13, "\n".join(_wrap(n, 18) for n in notes), fontsize=11, va="bottom", ha="left",
+                 color="#333333")
+    return fig
+
+
+def _wrap(text: str, width: int) -> str:
+    words, lines, cur = text.split(" "), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}".strip()
+    lines.append(cur)
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------- coverage
+@styled
+def coverage_figure(patterns, rule_labels, classes, highlight=None, title: str = "") -> Figure:
+    """Rows x rules grouped by cover pattern (``_data.cover_patterns``): a dot per rule of the
+    group, the group's size, and its union estimate as a bar of class probabilities.
+    ``highlight``: index of a rule column to mark (the selected rule or candidate). Only the
+    rules of the groups shown (and the highlighted one) get a column."""
+    fig = _figure(COVERAGE_FIGSIZE)
+    shown = patterns.iloc[:MAX_PATTERNS]
+    rest = patterns.iloc[MAX_PATTERNS:]
+    used = sorted({i for p in shown["pattern"] for i in p} | ({highlight} if highlight is not None else set()))
+    col = {rule: x for x, rule in enumerate(used)}
+    K = max(len(used), 1)
+    n_rows = len(shown) + (1 if len(rest) else 0)
+    left_w = min(0.06 + 0.05 * K, 0.4)
+    top, bottom = 0.84, 0.16
+    ax_dots = fig.add_axes((0.03, bottom, left_w, top - bottom))
+    ax_n = fig.add_axes((0.05 + left_w, bottom, 0.2, top - bottom), sharey=ax_dots)
+    ax_p = fig.add_axes((0.3 + left_w, bottom, 0.52 - left_w, top - bottom), sharey=ax_dots)
+    ys = np.arange(n_rows)[::-1]
+    if highlight is not None:
+        ax_dots.axvspan(col[highlight] - 0.5, col[highlight] + 0.5, color=style.CANDIDATE, alpha=0.2, lw=0)
+    grey, dark, links = [], [], []
+    lefts = np.zeros(len(shown))
+    for yv, members in zip(ys, shown["pattern"]):
+        xs = [col[m] for m in members]
+        if xs:
+            grey.extend((x, yv) for x in range(len(used)) if x not in xs)
+            dark.extend((x, yv) for x in xs)
+            links.append([(min(xs), yv), (max(xs), yv)])
+        else:
+            ax_dots.text((len(used) - 1) / 2, yv, "no rule", ha="center", va="center", fontsize=11)
+    if grey:
+        ax_dots.scatter(*zip(*grey), s=30, color="#dddddd", zorder=1)
+    if dark:
+        ax_dots.scatter(*zip(*dark), s=50, color="#333333", zorder=3)
+    ax_dots.add_collection(LineCollection(links, colors="#333333", linewidths=1.8, zorder=2))
+    ys_shown = ys[:len(shown)]
+    ax_n.barh(ys_shown, shown["n"], color="#999999", height=0.7)
+    for yv, n in zip(ys_shown, shown["n"]):
+        ax_n.text(n, yv, f" {n:,}", va="center", ha="left", fontsize=11)
+    proba = np.array(shown["proba"].tolist(), dtype=float)
+    for c in range(proba.shape[1]):
+        p = np.nan_to_num(proba[:, c])
+        ax_p.barh(ys_shown, p, left=lefts, color=CLASS_COLORS[c % len(CLASS_COLORS)], height=0.7, lw=0,
+                  label=short(str(classes[c]), 10))
+        lefts += p
+    for yv, pr in zip(ys_shown, proba):
+        if np.isfinite(pr).any():
+            best = int(np.nanargmax(pr))
+            ax_p.text(1.02, yv, f"{short(str(classes[best]), 6)}: {pr[best]:.2f}", va="center", ha="left",
+                      fontsize=11)
+    if len(rest):
+        yv = ys[-1]
+        ax_dots.text((len(used) - 1) / 2, yv, f"+{len(rest)} groups", ha="center", va="center", fontsize=11)
+        ax_n.barh(yv, rest["n"].sum(), color="#cccccc", height=0.7)
+        ax_n.text(rest["n"].sum(), yv, f" {rest['n'].sum():,}", va="center", ha="left", fontsize=11)
+    ax_dots.set_xlim(-0.6, K - 0.4)
+    ax_dots.set_ylim(-0.6, n_rows - 0.4)
+    ax_dots.set_xticks(range(len(used)), [short(rule_labels[r], 5) for r in used], rotation=90 if K > 5 else 0)
+    ax_dots.set_yticks([])
+    ax_dots.set_xlabel("rules")
+    for a in (ax_dots, ax_n, ax_p):
+        for side in ("top", "right"):
+            a.spines[side].set_visible(False)
+    ax_n.tick_params(labelleft=False)
+    ax_n.set_xlabel("rows")
+    ax_n.set_xlim(0, max(patterns["n"].max(), 1) * 1.7)
+    ax_n.set_xticks([])
+    ax_p.tick_params(labelleft=False)
+    ax_p.set_xlim(0, 1)
+    ax_p.set_xticks([0, 1])
+    ax_p.set_xlabel("union estimate")
+    if title:
+        fig.text(0.03, 0.97, short(title, 66), fontsize=12, va="top", ha="left")
+    fig.legend(*ax_p.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(0.3 + left_w, 0.93), ncol=4,
+               frameon=False, title=None, handlelength=1.0, columnspacing=0.8)
+    return fig
+
+
+# ------------------------------------------------------------------------ lineage
+@styled
+def lineage_figure(trace, k: int, selected_id=None, title: str = "") -> Figure:
+    """Search ``k``: each main-beam candidate by ``r`` at its iteration (grey), the growths the
+    local test rejected (x), the chosen rule's path from the empty rule (thick, with the
+    literal added at each step) and the selected candidate (ringed)."""
+    fig = _figure(LINEAGE_FIGSIZE)
+    ax = fig.add_axes((0.13, 0.4, 0.83, 0.53))
+    s = trace.searches[k]
+    by_id = trace.candidates(k) if s.get("empty_rule") else {}
+    pos = {}
+    edges = []
+    rejected_labelled = False
+    for t, it in enumerate(s["iterations"]):
+        for c in it["main_beam"]:
+            if c.get("r") is not None:
+                pos[c.get("id")] = (t + 1, c["r"])
+        rs = [c["r"] for c in it["main_beam"] if c.get("r") is not None]
+        ax.scatter([t + 1] * len(rs), rs, s=28, color="#888888", zorder=2,
+                   label="main beam (r, Eq. 3.21)" if t == 0 else None)
+        rej = [c["r"] for c in it.get("rejected_by_local_test", [])[:MAX_REJECTED] if c.get("r") is not None]
+        ax.scatter([t + 1] * len(rej), rej, s=40, marker="x", color=style.WORSE, lw=1.6, zorder=2,
+                   label=None if (not rej or rejected_labelled) else "rejected by the local test")
+        rejected_labelled = rejected_labelled or bool(rej)
+        for c in it["main_beam"]:
+            parent = by_id.get(c.get("parent_id"))
+            if parent is not None and parent.get("id") in pos and c.get("id") in pos:
+                edges.append([pos[parent["id"]], pos[c["id"]]])
+    ax.add_collection(LineCollection(edges, colors="#cccccc", linewidths=0.8, zorder=1))
+    lineage = [by_id.get(i) for i in s.get("lineage") or []]
+    steps = [c for c in lineage[1:] if c is not None]
+    path = [(0, 0.0)] + [pos.get(c.get("id"), (_iter_x(c), c.get("r") or 0.0)) for c in steps]
+    if len(path) > 1:
+        xs, ys = zip(*path)
+        ax.plot(xs, ys, "-o", color=PATH_COLOR, lw=3, ms=9, zorder=4, label="path to the chosen rule")
+        ax.scatter([], [], s=28, color="#888888")  # keeps the legend order stable
+        for i, (xv, yv) in enumerate(path[1:]):
+            ax.annotate(str(i + 1), (xv, yv), textcoords="offset points", xytext=(0, 9), ha="center",
+                        fontsize=11, fontweight="bold", color=PATH_COLOR, zorder=6)
+        lines = [f"{i + 1}: {short(c.get('added_condition') or conditions_text(c), 24)}" for i, c in enumerate(steps)]
+        half = (len(lines) + 1) // 2 if len(lines) > 4 else len(lines)
+        for col, chunk in enumerate((lines[:half], lines[half:])):
+            if chunk:
+                fig.text(0.52 + 0.25 * col, 0.19, "\n".join(chunk), va="top", ha="left", fontsize=11,
+                         color=PATH_COLOR)
+        fig.text(0.52, 0.2, "literals added on the path", va="bottom", ha="left", fontsize=11, color=PATH_COLOR,
+                 fontweight="bold")
+    ax.scatter([0], [0], s=60, color="#333333", zorder=5)
+    ax.annotate("empty\nrule", (0, 0), textcoords="offset points", xytext=(0, -12), ha="center", va="top",
+                fontsize=11)
+    if selected_id is not None and selected_id in pos:
+        ax.scatter(*pos[selected_id], s=220, facecolors="none", edgecolors=style.CANDIDATE, lw=2.4, zorder=6,
+                   label="selected")
+    # the y range of the beams and the path; rejected growths far below are counted, not drawn
+    kept = [v for _, v in pos.values()] + [v for _, v in path]
+    lo, hi = min(kept), max(kept)
+    span = max(hi - lo, 0.2)
+    low_limit = lo - 0.5 * span
+    n_below = sum(1 for it in s["iterations"] for c in it.get("rejected_by_local_test", [])[:MAX_REJECTED]
+                  if c.get("r") is not None and c["r"] < low_limit)
+    ax.set_ylim(low_limit, hi + 0.45 * span)
+    if n_below:
+        title = f"{title} ({n_below} rejected below)" if title else f"{n_below} rejected growths below"
+    n_it = len(s["iterations"])
+    ax.set_xlim(-0.4, n_it + 0.6)
+    ax.set_xticks(range(0, n_it + 1))
+    ax.set_xlabel("beam iteration (number of literals grown)")
+    ax.set_ylabel("learning speed score r")
+    ax.axhline(0, color="#bbbbbb", lw=0.8, zorder=0)
+    ax.grid(alpha=0.25)
+    ax.legend(loc="upper left", bbox_to_anchor=(-0.14, -0.2), ncol=1, fontsize=11, frameon=False,
+              handletextpad=0.3, borderaxespad=0.0, labelspacing=0.25)
+    if title:
+        ax.set_title(short(title, 60), loc="left")
+    return fig
+
+
+def _iter_x(c) -> int:
+    it = iteration_of(c.get("id")) if c is not None else None
+    return 0 if it is None else it + 1

@@ -1,0 +1,191 @@
+"""The explorer's HTML: style sheet, beam tables and the explanation panels (strings only).
+
+Text is at least 14 px (tables, panels and the widgets' own labels, through the
+``--jp-widgets-font-size`` variable), so it can be read from the back of a room at 1280x720.
+"""
+from __future__ import annotations
+
+import html
+import math
+
+from . import _explain
+
+FONT_PX = 15
+
+CSS = f"""
+<style>
+.turs-app, .turs-explorer {{--jp-widgets-font-size: {FONT_PX}px; --jp-widgets-inline-height: 30px;
+  --jp-widgets-inline-label-width: 110px; font-size: {FONT_PX}px; font-family: 'DejaVu Sans', sans-serif;}}
+.turs-app .widget-label, .turs-explorer .widget-label, .turs-app .widget-readout, .turs-explorer .widget-readout,
+.turs-app button, .turs-explorer button, .turs-app select, .turs-explorer select, .turs-app input,
+.turs-explorer input, .turs-app .p-TabBar-tab, .turs-app .lm-TabBar-tab, .turs-explorer .lm-TabBar-tab
+  {{font-size: {FONT_PX}px !important;}}
+.turs-explorer .lm-TabBar-tab, .turs-app .lm-TabBar-tab {{min-width: 0; flex: 0 1 auto; padding: 0 10px;}}
+.turs-explorer table.turs-table {{border-collapse: collapse; font-size: {FONT_PX - 1}px;}}
+.turs-explorer table.turs-table th, .turs-explorer table.turs-table td {{
+  border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: right; white-space: nowrap;}}
+.turs-explorer table.turs-table td.turs-cond {{text-align: left; white-space: normal; min-width: 180px;
+  max-width: 420px;}}
+.turs-explorer table.turs-table tr.turs-chosen td {{background: #fff3c4;}}
+.turs-explorer table.turs-table tr.turs-selected td {{border-top: 3px solid #CC79A7; border-bottom: 3px solid #CC79A7;}}
+.turs-explorer table.turs-table tr.turs-selected td:first-child {{border-left: 3px solid #CC79A7;}}
+.turs-explorer table.turs-table tr.turs-selected td:last-child {{border-right: 3px solid #CC79A7;}}
+.turs-explorer table.turs-table caption {{text-align: left; font-weight: bold; padding: 4px 0;}}
+.turs-explorer .turs-scroll {{overflow-x: auto; max-width: 100%;}}
+.turs-explorer pre.turs-pre {{font-size: {FONT_PX - 1}px; margin: 0; white-space: pre-wrap;
+  font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace;}}
+.turs-explorer .turs-fail {{color: #b35900; font-weight: bold;}}
+.turs-explorer .turs-pass {{color: #0072B2;}}
+.turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px;}}
+.turs-explorer .turs-panel {{line-height: 1.4;}}
+.turs-explorer .turs-panel p {{margin: 4px 0 8px 0;}}
+.turs-explorer .turs-status-text {{line-height: 1.45;}}
+.turs-explorer code {{font-size: {FONT_PX - 1}px; background: #f3f3f3; padding: 0 2px;}}
+</style>
+"""
+
+#: (header, key, format) of the beam tables
+COLUMNS = [
+    ("#", None, None),
+    ("conditions", "conditions", None),
+    ("coverage", "coverage", "{:d}"),
+    ("outside rule set", "coverage_uncovered", "{:d}"),
+    ("r (Eq. 3.21)", "r", "{:.4g}"),
+    ("R (Eq. 3.24)", "R", "{:.4g}"),
+    ("bucket", None, None),
+    ("local test", None, None),
+    ("MDL after", "mdl_after", "{:.2f}"),
+    ("class counts", "class_counts", None),
+    ("chosen", "chosen", None),
+]
+
+
+def esc(text) -> str:
+    return html.escape(str(text))
+
+
+def pre(text: str) -> str:
+    return f"<pre class='turs-pre'>{esc(text)}</pre>"
+
+
+def fmt(v, spec="{:.3g}"):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "&ndash;"
+    return spec.format(v)
+
+
+def beam_table(view, k, it, which, selected, caption) -> str:
+    """One beam at one step: a row per candidate; the search's final rule marked (by its id)."""
+    df = view.table(k, it, which)
+    bucket_key, test_key = ("aux_bucket", "aux_local_test") if which == "aux" else ("bucket", "local_test")
+    head = "".join(f"<th>{esc(h)}</th>" for h, _, _ in COLUMNS)
+    rows = []
+    for i, row in enumerate(df.itertuples(index=False)):
+        r = row._asdict()
+        cells = []
+        for h, key, spec in COLUMNS:
+            if h == "#":
+                cells.append(f"<td>{i}</td>")
+            elif key == "conditions":
+                cells.append(f"<td class='turs-cond'>{esc(r['conditions'])}</td>")
+            elif h == "bucket":
+                cells.append(f"<td>{r[bucket_key]}</td>")
+            elif h == "local test":
+                ok = bool(r[test_key])
+                cells.append(f"<td class='{'turs-pass' if ok else 'turs-fail'}'>{'pass' if ok else 'fail'}</td>")
+            elif key == "chosen":
+                cells.append(f"<td>{'&#9733; chosen' if r['chosen'] else ''}</td>")
+            elif key == "class_counts":
+                cells.append(f"<td>{esc(', '.join(str(x) for x in r['class_counts']))}</td>")
+            else:
+                cells.append(f"<td>{fmt(r[key], spec)}</td>")
+        classes = (["turs-chosen"] if r["chosen"] else []) + (["turs-selected"] if selected == (which, i) else [])
+        rows.append(f"<tr class='{' '.join(classes)}' data-index='{i}'>" + "".join(cells) + "</tr>")
+    body = "".join(rows) if rows else f"<tr><td colspan='{len(COLUMNS)}'>(empty)</td></tr>"
+    return (f"<div class='turs-scroll'><table class='turs-table turs-{which}'><caption>{esc(caption)} &middot; "
+            f"{len(df)} candidates</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
+
+
+# -------------------------------------------------------------------- panels
+def why_panel(search: dict, k: int) -> str:
+    """The chosen rule against the runner-up: a table of the MDL change by part and sentences."""
+    why = _explain.why_rule(search)
+    out = [f"<div class='turs-panel turs-why'><b>Why this rule (rule search {k + 1})</b>"]
+    if why["parts"] and any(p["chosen"] is not None for p in why["parts"]):
+        out.append("<table class='turs-table'><thead><tr><th>MDL change (bits)</th><th>chosen</th>"
+                   "<th>runner-up</th></tr></thead><tbody>")
+        for p in why["parts"]:
+            bold = " style='font-weight:bold'" if p["key"] == "total" else ""
+            out.append(f"<tr{bold} title='{esc(p['meaning'])}'><td style='text-align:left'>{esc(p['part'])}</td>"
+                       f"<td>{fmt(p['chosen'], '{:+.1f}')}</td><td>{fmt(p['runner_up'], '{:+.1f}')}</td></tr>")
+        out.append("</tbody></table>")
+    out.extend(f"<p>{esc(s)}</p>" for s in why["sentences"])
+    out.append(f"<p class='turs-note'>{esc(_explain.search_stop_text(search))}.</p></div>")
+    return "".join(out)
+
+
+def lineage_panel(trace, k: int) -> str:
+    """How the chosen rule grew: one row per literal, with the beam it was in and the best loser."""
+    rows = _explain.lineage_rows(trace, k)
+    if not rows:
+        return ("<div class='turs-panel'>This trace has no lineage (record it again with this version of turs "
+                "to see how the rule grew).</div>")
+    out = [f"<div class='turs-panel turs-lineage'><b>How the rule of search {k + 1} grew from the empty rule</b>"
+           "<div class='turs-scroll'><table class='turs-table'><thead><tr><th>step</th><th>literal added</th>"
+           "<th>coverage</th><th>r</th><th>place in beam</th><th>best other candidate</th><th>lost by</th>"
+           "<th>rejected</th></tr></thead><tbody>"]
+    for r in rows:
+        if r["depth"] == 0:
+            out.append(f"<tr><td>0</td><td class='turs-cond'>(empty rule)</td><td>{r['coverage']}</td>"
+                       "<td>&ndash;</td><td></td><td></td><td></td><td></td></tr>")
+            continue
+        rank = f"{r['rank']} of {r['beam_size']}" if r["rank"] else f"aux beam ({r['beam_size']} in main)"
+        loser = r["loser"]
+        loser_text = "&ndash;" if loser is None else esc(_explain.conditions_text(loser))
+        margin = "&ndash;" if r["margin"] is None else f"{r['margin']:+.3g}"
+        out.append(f"<tr><td>{r['depth']}</td><td class='turs-cond'>{esc(r['added'] or r['conditions'])}</td>"
+                   f"<td>{r['coverage']}</td><td>{fmt(r['r'])}</td><td>{rank}</td>"
+                   f"<td class='turs-cond'>{loser_text}</td><td>{margin}</td><td>{fmt(r['n_rejected'], '{:d}')}</td></tr>")
+    out.append("</tbody></table></div><p class='turs-note'>\u201clost by\u201d: this step's r minus the best "
+               "other candidate's in the same main beam (negative: another candidate was ahead then, but this "
+               "one's growths won later). \u201crejected\u201d: growths the local test rejected in that iteration."
+               "</p></div>")
+    return "".join(out)
+
+
+def rejected_panel(trace, k: int, it: int, limit: int = 12) -> str:
+    """The growths the local tests rejected at one iteration, with both sides of the test."""
+    n_main, n_aux = _explain.n_rejected(trace, k, it)
+    rows = _explain.rejected_rows(trace, k, it)
+    out = [f"<div class='turs-panel turs-rejected'><b>Local test at beam iteration {it + 1}</b>: the main beam's "
+           f"test (Eq. 3.22) rejected {n_main} growth{'s' if n_main != 1 else ''}, the auxiliary beam's (Eq. 3.25) "
+           f"{n_aux}. A growth passes when sending the parent's labels as one block costs more than splitting them "
+           "(the split must pay for itself)."]
+    if not rows:
+        out.append("<p>No growth was rejected here.</p></div>")
+        return "".join(out)
+    out.append("<div class='turs-scroll'><table class='turs-table'><thead><tr><th>test</th><th>growth</th>"
+               "<th>grown from</th><th>bits without split</th><th>bits with split</th><th>split costs</th>"
+               "</tr></thead><tbody>")
+    for test in ("main", "aux"):
+        shown = [r for r in rows if r["test"] == test]
+        for r in shown[:limit]:
+            out.append(f"<tr class='turs-rejected-row'><td>{test}</td><td class='turs-cond'>{esc(r['conditions'])}</td>"
+                       f"<td class='turs-cond'>{esc(r['parent'] or '')}</td><td>{fmt(r['without'], '{:.2f}')}</td>"
+                       f"<td>{fmt(r['with'], '{:.2f}')}</td><td class='turs-fail'>{fmt(r['excess'], '{:+.2f}')}</td></tr>")
+        if len(shown) > limit:
+            out.append(f"<tr><td colspan='6' style='text-align:left'>&hellip; {len(shown) - limit} more recorded "
+                       f"for the {test} test</td></tr>")
+    out.append("</tbody></table></div></div>")
+    return "".join(out)
+
+
+def status_html(view, k: int, it: int) -> str:
+    s = view.search(k)
+    n_it = view.n_iterations(k)
+    verdict = ("accepted" if s["accepted"] else "not accepted" if s["chosen"] else "no candidate")
+    chosen = " AND ".join(s["chosen"]["conditions"]) if s["chosen"] else "(none)"
+    return (f"<div class='turs-status-text'><b>Rule search {k + 1} of {view.n_searches}</b> ({verdict}) &middot; "
+            f"<b>beam iteration {it + 1} of {max(n_it, 1)}</b>{'' if n_it else ' (the beams were empty)'} &middot; "
+            f"MDL before: {s['mdl_before']:.2f} bits<br>chosen rule of this search: <code>{esc(chosen)}</code>"
+            f"<br><span class='turs-note'>{esc(_explain.search_stop_text(s))}</span></div>")
