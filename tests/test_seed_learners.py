@@ -377,3 +377,29 @@ def test_lire_bad_parameters_are_named():
                           lr.LIREClassifier(gamma=0.01, n_estimators=10, solver="l1")])
 def test_lire_sklearn_checks(estimator, check):
     check(estimator)
+
+
+# ============================================================================== the notebook
+def test_notebook_quick_profile(tmp_path):
+    """notebooks/seed_learners.py runs on bundled data, writes its tables and figures to the
+    given folder only, and its Table 1 is the harness' own mean accuracy of the records."""
+    pytest.importorskip("papermill", reason="needs the notebooks extra: pip install -e '.[notebooks]'")
+    from _notebook_helpers import assert_readable_png, changed, run_notebook, tree_snapshot
+    from turs.bench import summarize
+
+    before = tree_snapshot()
+    out, res = tmp_path / "out", tmp_path / "results"
+    run_notebook("seed_learners", out, {"results_dir": repr(str(res))}, timeout=900)
+    assert not changed(before, tree_snapshot())
+    for name in ("seed004_table1_accuracy.csv", "seed004_table2_table5.csv", "seed004_table6_gap.csv",
+                 "seed002_lire_vs_rulefit.csv", "seed002_fig3_lambda_sweep.csv", "seed_learners_local_explanation.csv"):
+        assert (out / name).is_file(), name
+    for name in ("seed002_fig3_lambda_sweep.png", "seed_learners_local_explanation.png"):
+        assert_readable_png(out / name)
+    frame = summarize(res)
+    mine = frame[(frame["algorithm"] == "submodular") & (frame["dataset"] == "sklearn-breast-cancer")]
+    table1 = pd.read_csv(out / "seed004_table1_accuracy.csv", index_col=0)
+    assert table1.loc["WDBC", "Submodular"] == pytest.approx(100 * mine["accuracy"].astype(float).mean())
+    assert table1.loc["WDBC", "paper Ours"] == 94.0
+    gap = pd.read_csv(out / "seed004_table6_gap.csv", index_col=0)
+    assert gap["finished"].all() and (gap["relative gap"].abs() < 0.05).all()
