@@ -11,53 +11,50 @@
 # ---
 
 # %% [markdown]
-# # TURS search explorer
+# # TURS explorer: watch the search, change a setting, re-fit, compare
 #
-# Step through the search that `TURSClassifier` ran (Yang 2024, thesis §3.5): for each rule
-# search (Algorithm 3) and each beam iteration (Algorithm 4) the **main beam**, ranked by the
-# learning speed score $r$ (Eq. 3.21), and the **auxiliary beam**, ranked by the complementary
-# score $R$ (Eq. 3.24), with coverage, coverage outside the current rule set, patience bucket
-# (Eq. 3.23) and MDL local-test outcome (Eq. 3.22, 3.25); the MDL score against the rule set's
-# coverage (as Fig. 3.6); and the data with the boxes of the rules so far and of a selected
-# candidate (as Fig. 3.1). The explorer only reads the trace recorded by
-# `fit(...)` with `record_trace=True`; it never re-runs the search.
+# Step through the search that `TURSClassifier` ran (Yang 2024, thesis §3.5) and see **why** it
+# chose each rule: for each rule search (Algorithm 3) and beam iteration (Algorithm 4) the main
+# beam (learning speed score $r$, Eq. 3.21) and the auxiliary beam ($R$, Eq. 3.24); the growths
+# the **local test** rejected, with both sides of the test in bits (Eq. 3.22, 3.25); the
+# **lineage** of the chosen rule from the empty rule, with the candidates that lost and by how
+# much; the chosen rule against the runner-up, the MDL change by part; why each search and the
+# fit stopped. Pictures: the data on any two columns (categories as strips), the rows × rules
+# coverage with the union estimate (Eq. 3.5), the lineage, and MDL score vs coverage (Fig. 3.6).
 #
-# Serve it as an app with `voila` (convert this file to `.ipynb` with jupytext first), or run it
-# in Jupyter. It needs the `explorer` extra: `pip install 'turs[explorer]'`.
+# On the left: a dataset (the bundled ones, a categorical demo, the thesis datasets found under
+# `TURS_DATA_DIR`) or your own CSV, and the settings a class discusses. **Re-fit** runs in a worker
+# process (the page stays responsive; **Cancel** stops it); **Compare** shows any two fits side by
+# side. Keys, with the mouse over the pictures: ← → beam iteration, PageUp / PageDown rule search.
+#
+# Serve it with `make explorer` (Voila), or run it in JupyterLab. From Python:
+# `from turs.explorer import explore; explore(X, y, beam_width=5)`.
 
 # %% tags=["parameters"]
-n = 1000  # rows of the simulated Fig. 3.1 data
-seed = 0  # its seed
+dataset = "sim-local-testing"  # the data the page starts with (turs.explorer.available_datasets())
+test_size = 0.3  # share of the rows held out for the test ROC-AUC
 
 # %%
 from IPython.display import display
 
-from turs import TURSClassifier
-from turs.datasets import load_bundled, make_overlap_blockade_data
-from turs.explorer import SearchExplorer
+from turs.explorer import Explorer
 
 # %% [markdown]
-# ## The overlap blockade of Fig. 3.1
+# ## The local test (thesis §3.6.7, Table 3.6)
 #
-# Two features on $[0, 2)^2$ (`turs.datasets.make_overlap_blockade_data`): a left and a top
-# block with $P(Y=1)=0.9$ that overlap, and a bottom-right block with $P(Y=1)=0.1$ that a rule
-# can only reach with both literals $X_1 \geq 1$ and $X_2 < 0.8$. Move the **beam iteration**
-# slider to watch the candidate box grow; rule search 2 shows the auxiliary beam at work.
+# On `sim-local-testing` only `X1` matters; the other 49 binary columns are noise. With the local
+# test, the search stops growing a rule when no split pays for itself: open **Local test** to see
+# the rejected growths with both sides of the test. Untick *local test* and press **Re-fit**: the
+# rules grow long on noise; **Compare** shows both fits.
 
 # %%
-X, y = make_overlap_blockade_data(n, seed)
-blockade = TURSClassifier(record_trace=True).fit(X, y)
-blockade_explorer = SearchExplorer(blockade, X, y)
-display(blockade_explorer)
+app = Explorer(dataset=dataset, test_size=test_size)
+display(app)
 
 # %% [markdown]
-# ## Iris
+# ## The overlap blockade (Fig. 3.1)
 #
-# The scatter plot starts on the first two numeric columns; choose petal length and petal width
-# in the dropdowns to see the rules' boxes where they cut.
-
-# %%
-X_iris, y_iris = load_bundled("sklearn-iris")
-iris = TURSClassifier(record_trace=True).fit(X_iris, y_iris)
-iris_explorer = SearchExplorer(iris, X_iris, y_iris)
-display(iris_explorer)
+# Choose `sim-overlap-blockade` in the dataset list: rule search 2 shows the auxiliary beam at
+# work. *Starting the search from two given overlapping rules* (to watch the main beam fail where
+# the auxiliary beam succeeds) and *typing a rule to see the MDL change it makes* come with
+# `turs.parse_rule` and `fit(initial_rules=...)`; the place for them is marked on the left.

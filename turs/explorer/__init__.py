@@ -1,7 +1,11 @@
 """Interactive explorer of a recorded TURS search (needs the ``explorer`` extra).
 
->>> from turs.explorer import SearchExplorer            # doctest: +SKIP
+>>> from turs.explorer import explore, SearchExplorer   # doctest: +SKIP
+>>> explore(X, y, beam_width=5)                         # doctest: +SKIP
 >>> SearchExplorer(TURSClassifier(record_trace=True).fit(X, y), X, y)   # doctest: +SKIP
+
+``explore`` / :class:`Explorer`: data, settings, a cancellable Re-fit and Compare around the
+:class:`SearchExplorer` of the current fit.
 
 ``import turs`` never imports this package (nor ipywidgets); import it explicitly.
 """
@@ -14,6 +18,8 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     ) from exc
 
 from ._app import SearchExplorer
+from ._studio import Explorer, available_datasets, explore, load_dataset
 from ._view import TraceView, literal_interval, literal_key
 
-__all__ = ["SearchExplorer", "TraceView", "literal_interval", "literal_key"]
+__all__ = ["Explorer", "SearchExplorer", "TraceView", "available_datasets", "explore", "literal_interval",
+           "literal_key", "load_dataset"]

@@ -108,7 +108,7 @@ class SearchExplorer(W.VBox):
             cols = self.data.columns
             kinds = self.data.kinds
             options = [(f"{c} ({'categories' if kinds[c] == 'categorical' else 'numbers'})", c) for c in cols]
-            fx, fy = self.data.default_columns()
+            fx, fy = self.data.default_columns([c["literals"] for c in v.accepted_before(v.n_searches)])
         else:
             names = v.feature_names
             options = [(names[j], names[j]) for j in v.numeric_columns] or [(n, n) for n in names]

@@ -97,10 +97,16 @@ class DataView:
                              f"choose one of {self.columns}.")
         return column
 
-    def default_columns(self) -> tuple[str, str]:
-        """The first two numeric columns, else the first two columns (one column: twice)."""
+    def default_columns(self, rules=()) -> tuple[str, str]:
+        """The two columns the ``rules`` (literal lists) use most, then the numeric columns, then the
+        others, in the data's order (one column: twice)."""
+        used = {c: 0 for c in self.columns}
+        for literals in rules:
+            for j, _, _ in literals:
+                used[self.encoded[int(j)][0]] += 1
         order = ([c for c in self.columns if self.kinds[c] == "numeric"]
                  + [c for c in self.columns if self.kinds[c] != "numeric"])
+        order.sort(key=lambda c: -used[c])  # stable: ties keep numeric first, then the data's order
         return (order[0], order[1]) if len(order) > 1 else (order[0], order[0])
 
     def level_codes(self, column: str) -> np.ndarray:
