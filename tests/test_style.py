@@ -132,12 +132,20 @@ def test_class_palette_has_twelve_distinct_classes():
 
 
 def test_explorer_uses_the_style():
+    """The explorer's pictures (turs/explorer/_render.py and its drawing helpers) take their dpi
+    and colours from turs.style."""
     from turs.explorer import _render
 
-    assert _render.DPI >= 100
-    assert _render.CLASS_COLORS == style.class_colors()
-    assert _render.CANDIDATE_COLOR == style.CANDIDATE
-    for c in (_render.CANDIDATE_COLOR, _render.CURRENT_COLOR, _render.RULE_COLOR):
+    modules = [_render]
+    if importlib.util.find_spec("turs.explorer._draw") is not None:
+        from turs.explorer import _draw
+
+        modules.append(_draw)
+    assert all(m.DPI >= 100 for m in modules if hasattr(m, "DPI"))
+    class_colors = [m.CLASS_COLORS for m in modules if hasattr(m, "CLASS_COLORS")]
+    assert class_colors and all(c == style.class_colors() for c in class_colors)
+    assert _render.CANDIDATE_COLOR == style.CANDIDATE and _render.CURRENT_COLOR == style.HIGHLIGHT
+    for c in (style.CANDIDATE, style.HIGHLIGHT, style.RULE):
         assert style.color_distance(c, _render.TRAJECTORY_COLOR) >= style.MIN_COLOR_DISTANCE
 
 

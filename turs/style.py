@@ -119,6 +119,7 @@ ALGORITHM_STYLES: dict[str, Style] = {
     "rulefit": _s("RuleFit", "blue", "*", "--"),
     "submodular": _s("Submodular", "vermillion", "d", "--"),
     "lire": _s("LIRE", "reddish purple", "H", "--"),
+    "lire-rulefit": _s("RuleFit (LIRE's)", "blue", "8", ":"),
     # the authors' implementation and our TURS variants (ablations): dotted / dash-dot lines
     "turs2": _s("TURS2 (authors' code)", "black", "s", ":", 2.0),
     "turs-noaux": _s("TURS without auxiliary beam", "blue", "o", "-.", 2.0),
