@@ -242,9 +242,11 @@ def test_compute_zero_takes_missing_tasks_from_the_committed_table(tmp_path, mon
     _committed_rows().to_csv(table, index=False)
     results_dir = tmp_path / "results"
     results_dir.mkdir()
-    record = {"task_id": "iris__turs__fold1", "dataset": "iris", "fold": 1, "algorithm": "turs", "settings": {},
-              "status": "ok", "roc_auc": 0.5, "fit_seconds": 9.0, "extra": {"mdl_score": 1.0}}
+    record = {"task_id": "iris__turs__fold1", "dataset": "iris", "fold": 1, "n_folds": 5, "algorithm": "turs",
+              "settings": {}, "status": "ok", "roc_auc": 0.5, "fit_seconds": 9.0, "extra": {"mdl_score": 1.0}}
     (results_dir / "iris__turs__fold1.json").write_text(json.dumps(record), encoding="utf-8")
+    ten_fold = {**record, "task_id": "iris__turs__fold1of10", "n_folds": 10, "roc_auc": 0.1}  # another study's
+    (results_dir / "iris__turs__fold1of10.json").write_text(json.dumps(ten_fold), encoding="utf-8")
     monkeypatch.setenv("TURS_REPRODUCE_COMPUTE", "0")
     monkeypatch.delenv("TURS_DATA_DIR", raising=False)
     frame = get_results("paper", "turs,cn2,cart", results_dir=results_dir, folds="0,1", datasets="iris,car",
@@ -294,9 +296,11 @@ def test_export_rounds_and_keeps_one_row_per_task(tmp_path):
         for f in (1, 0) for a in ("turs", "cart")
     ] + [{"dataset": "iris", "fold": 0, "algorithm": "cn2", "settings": {}, "status": "timeout",
           "message": "timeout after\n240 s", "extra": {}},
-         {"dataset": "iris", "fold": 0, "algorithm": "turs", "settings": {"beam_width": 5}, "status": "ok"}]
+         {"dataset": "iris", "fold": 0, "algorithm": "turs", "settings": {"beam_width": 5}, "status": "ok"},
+         {"dataset": "iris", "fold": 0, "algorithm": "turs", "settings": {}, "n_folds": 10, "status": "ok"}]
     table = export_tasks(records)
-    assert list(table.columns) == EXPORT_COLUMNS and len(table) == 5  # the non-default setting left out
+    assert list(table.columns) == EXPORT_COLUMNS and len(table) == 5  # non-default setting, 10-fold CV left out
+    assert len(export_tasks(records, folds=[1], algorithms=["turs"])) == 1
     assert list(table["algorithm"]) == ["cart", "cart", "cn2", "turs", "turs"] and list(table["fold"][:2]) == [0, 1]
     assert table.loc[table["algorithm"] == "cn2", "message"].item() == "timeout after 240 s"
     out = tmp_path / "t.csv"

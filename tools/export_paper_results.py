@@ -44,6 +44,7 @@ def export_reference(source: Path, out: Path) -> pd.DataFrame:
 
 
 def main(argv=None) -> int:
+    from turs.bench import get_profile
     from turs.bench.summary import export_tasks
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -59,7 +60,8 @@ def main(argv=None) -> int:
               "or pass --results.", file=sys.stderr)
         return 2
     algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()] if args.algorithms else None
-    table = export_tasks(args.results, algorithms=algorithms)
+    profile = get_profile("paper")  # other datasets or 10-fold records in the folder are left out
+    table = export_tasks(args.results, algorithms=algorithms, datasets=profile.datasets, folds=profile.folds)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out, index=False, float_format="%.6g")
     counts = table.groupby("algorithm")["status"].value_counts().unstack(fill_value=0)

@@ -153,6 +153,7 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
         folds and algorithms with default settings: one row per task, every status kept.
     """
     from .bench import get_profile, make_tasks, record_path, run, summarize
+    from .bench.tasks import N_FOLDS
 
     # The thesis datasets live outside the repository (docs/datasets.md); as the Makefile does,
     # use ../shared/datasets when TURS_DATA_DIR is not set. The harness' workers inherit it.
@@ -187,8 +188,9 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
             and ((t.algorithm, t.dataset) not in skip or record_path(out, t.id).is_file())]
     run(todo, out, n_jobs=n_jobs, timeout=timeout, progress=progress, probe_first=True)
     frame = summarize(out) if out.is_dir() else summarize([])
+    n_folds = pd.to_numeric(frame["n_folds"], errors="coerce").fillna(N_FOLDS) if "n_folds" in frame else N_FOLDS
     keep = (frame["dataset"].isin(datasets) & frame["algorithm"].isin(algorithms)
-            & frame["fold"].isin(folds) & (frame["settings"] == "{}"))
+            & frame["fold"].isin(folds) & (frame["settings"] == "{}") & (n_folds == N_FOLDS))  # not 10-fold records
     frame = frame[keep]
     skipped = [{"dataset": t.dataset, "fold": int(t.fold), "algorithm": t.algorithm, "settings": "{}",
                 "status": "skipped", "message": skip[(t.algorithm, t.dataset)]}

@@ -77,18 +77,24 @@ EXPORT_COLUMNS = ["dataset", "fold", "algorithm", "status", "message", "n_train"
                   "mdl_regret_bits", "mdl_model_bits"]
 
 
-def export_tasks(results: str | os.PathLike | list | pd.DataFrame, algorithms=None, datasets=None,
+def export_tasks(results: str | os.PathLike | list | pd.DataFrame, algorithms=None, datasets=None, folds=None,
                  message_chars: int = 200) -> pd.DataFrame:
     """The compact per-task table of a results folder, to be committed (see ``docs/benchmark.md``).
 
-    One row per record with default settings (``settings == "{}"``), restricted to ``algorithms``
-    and ``datasets`` when given, columns :data:`EXPORT_COLUMNS` (the MDL columns are empty except
+    One row per record of the 5-fold CV with default settings (``settings == "{}"``; records of
+    other ``n_folds`` are left out), restricted to ``algorithms``, ``datasets`` and ``folds`` when
+    given, columns :data:`EXPORT_COLUMNS` (the MDL columns are empty except
     for TURS variants; ``message`` only for records whose status is not ``ok``, on one line and
     cut to ``message_chars``), sorted by dataset, algorithm and fold. Write it with
     ``frame.to_csv(path, index=False, float_format="%.6g")`` (6 significant digits).
     """
     frame = results if isinstance(results, pd.DataFrame) else summarize(results)
-    frame = frame[frame["settings"] == "{}"]
+    from .tasks import N_FOLDS
+
+    n_folds = pd.to_numeric(frame["n_folds"], errors="coerce").fillna(N_FOLDS) if "n_folds" in frame else N_FOLDS
+    frame = frame[(frame["settings"] == "{}") & (n_folds == N_FOLDS)]
+    if folds is not None:
+        frame = frame[frame["fold"].isin([int(f) for f in folds])]
     if algorithms is not None:
         frame = frame[frame["algorithm"].isin(list(algorithms))]
     if datasets is not None:
