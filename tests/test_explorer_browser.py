@@ -2,12 +2,15 @@
 
 notebooks/explorer.py is converted to .ipynb (jupytext) in a temporary folder and served by
 Voila on 127.0.0.1 and a free port; Python playwright drives Debian's Chromium
-(/usr/bin/chromium, installed by .ci/install-browser.sh; never ``playwright install``) with every
-request that does not go to 127.0.0.1 aborted. The test moves the beam-iteration slider of the
-first explorer with the keyboard, waits until its status text, main-beam table and scatter plot
-change, and saves screenshots before and after to build/test-artifacts/.
+(/usr/bin/chromium, installed by .ci/install-browser.sh; never ``playwright install``) at
+1280x720, the size of a projected screen, with every request that does not go to 127.0.0.1
+aborted. One page is shared by the tests of this module, in order (each one needs what the
+previous one left: a fit to re-fit, two fits to compare): a rejected growth on screen with both
+sides of the local test (reached with the arrow keys), a re-fit without the local test that
+changes the rules, Compare with two fits, and a categorical dataset's data view. Each test saves
+a screenshot of the screen to build/test-artifacts/explorer_*.png.
 
-Without /usr/bin/chromium (or playwright, voila, jupytext) the test is skipped, saying why,
+Without /usr/bin/chromium (or playwright, voila, jupytext) the tests are skipped, saying why,
 unless TURS_REQUIRE_BROWSER=1, where that is a failure.
 """
 import os
@@ -27,6 +30,8 @@ ARTIFACTS = REPO / "build" / "test-artifacts"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
                  "--disable-dev-shm-usage"]
+VIEWPORT = {"width": 1280, "height": 720}
+FIT_TIMEOUT = 240_000  # ms: a re-fit on the shared 2-core machine under load
 
 pytestmark = pytest.mark.browser
 
@@ -72,8 +77,8 @@ def _stop(proc: subprocess.Popen) -> None:
     proc.wait(timeout=15)
 
 
-@pytest.fixture
-def voila_url(tmp_path):
+@pytest.fixture(scope="module")
+def voila_url(tmp_path_factory):
     if not Path(CHROMIUM).exists():
         _missing(f"{CHROMIUM} is missing (install it with: bash .ci/install-browser.sh)")
     for module in ("playwright", "voila", "jupytext"):
@@ -83,6 +88,7 @@ def voila_url(tmp_path):
             _missing(f"the Python package {module!r} is missing (pip install -e '.[dev,notebooks,explorer]')")
     import jupytext
 
+    tmp_path = tmp_path_factory.mktemp("voila")
     notebook = tmp_path / "explorer.ipynb"
     jupytext.write(jupytext.read(REPO / "notebooks" / "explorer.py"), notebook)
     port = _free_port()
@@ -105,7 +111,8 @@ def voila_url(tmp_path):
         log.close()
 
 
-def test_beam_slider_redraws_tables_and_plot(voila_url):
+@pytest.fixture(scope="module")
+def page(voila_url):
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
@@ -121,36 +128,103 @@ def test_beam_slider_redraws_tables_and_plot(voila_url):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1400})
-            page.route("**/*", only_loopback)
-            page.goto(voila_url, timeout=45_000)
-            app = page.locator(".turs-explorer").first
-            handle = app.locator(".turs-beam-step .noUi-handle")
-            handle.wait_for(state="visible", timeout=45_000)
-            status = app.locator(".turs-status")
-            main = app.locator(".turs-main-table")
-            plot = app.locator("img.turs-plot")
-            page.wait_for_function("el => el.src && el.src.length > 0", arg=plot.element_handle(), timeout=15_000)
-            before = {"status": status.inner_text(), "main": main.inner_text(), "plot": plot.get_attribute("src")}
-            assert "beam iteration 1 of" in before["status"]
-            assert "Main beam" in before["main"]
-            app.screenshot(path=str(ARTIFACTS / "explorer_before.png"))
-
-            handle.focus()
-            page.keyboard.press("ArrowRight")
-            page.wait_for_function(
-                "([el, old]) => el.innerText.includes('beam iteration 2 of') && el.innerText !== old",
-                arg=[status.element_handle(), before["status"]], timeout=15_000)
-            page.wait_for_function("([el, old]) => el.src && el.src !== old",
-                                   arg=[plot.element_handle(), before["plot"]], timeout=15_000)
-            page.wait_for_function("([el, old]) => el.innerText !== old",
-                                   arg=[main.element_handle(), before["main"]], timeout=15_000)
-            after = {"status": status.inner_text(), "main": main.inner_text(), "plot": plot.get_attribute("src")}
-            app.screenshot(path=str(ARTIFACTS / "explorer_after.png"))
+            pg = browser.new_page(viewport=VIEWPORT)
+            pg.route("**/*", only_loopback)
+            pg.goto(voila_url, timeout=60_000)
+            pg.locator(".turs-explorer .turs-beam-step .noUi-handle").first.wait_for(state="visible", timeout=120_000)
+            yield pg
         finally:
             browser.close()
-    assert after["status"] != before["status"] and after["main"] != before["main"]
-    assert after["plot"] != before["plot"]
-    assert (ARTIFACTS / "explorer_before.png").stat().st_size > 10_000
-    assert (ARTIFACTS / "explorer_after.png").stat().st_size > 10_000
     print(f"aborted {len(blocked)} request(s) not to 127.0.0.1: {sorted(set(blocked))[:5]}")
+
+
+def _shot(pg, name):
+    path = ARTIFACTS / f"explorer_{name}.png"
+    pg.screenshot(path=str(path))
+    assert path.stat().st_size > 10_000
+    return path
+
+
+def _tab(pg, container, title):
+    pg.locator(f"{container} .lm-TabBar-tab", has_text=title).first.click()
+
+
+def test_rejected_growth_on_screen_with_both_sides(page):
+    """sim-local-testing, default settings: the arrow keys step to an iteration where the local
+    test rejected growths; the Local test panel lists them with both sides in bits."""
+    pg = page
+    status = pg.locator(".turs-status").first
+    assert "beam iteration 1 of" in status.inner_text()
+    plot = pg.locator("img.turs-plot").first
+    before = plot.get_attribute("src")
+    pg.locator(".turs-figures").first.hover()  # keys step while the mouse is over the pictures
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("el => el.innerText.includes('beam iteration 2 of')", arg=status.element_handle(),
+                         timeout=30_000)
+    pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), before],
+                         timeout=30_000)
+    _tab(pg, ".turs-panels", "Local test")
+    rows = pg.locator(".turs-rejected-table .turs-rejected-row")
+    rows.first.wait_for(state="visible", timeout=15_000)
+    text = pg.locator(".turs-rejected-table").first.inner_text()
+    assert "bits without split" in text and "bits with split" in text
+    cells = rows.first.locator("td").all_inner_texts()
+    without, with_split, cost = float(cells[2]), float(cells[3]), float(cells[4])
+    assert with_split >= without and cost == pytest.approx(with_split - without, abs=0.02)
+    rows.first.scroll_into_view_if_needed()
+    _shot(pg, "1_rejected_growth")
+
+
+def test_refit_without_the_local_test_changes_the_rules(page):
+    pg = page
+    before = pg.locator(".turs-final-model").first.text_content()  # in a closed accordion: not visible
+    pg.locator(".turs-use-local-test input[type=checkbox]").first.uncheck()
+    pg.locator("button.turs-refit").first.click()
+    progress = pg.locator(".turs-progress-text").first
+    pg.wait_for_function("el => el.innerText.includes('fitting')", arg=progress.element_handle(), timeout=30_000)
+    _shot(pg, "2a_refit_running")  # the page answers while the worker fits
+    pg.wait_for_function("el => el.innerText.includes('fitted in')", arg=progress.element_handle(),
+                         timeout=FIT_TIMEOUT)
+    pg.wait_for_function("old => document.querySelector('.turs-final-model').textContent !== old", arg=before,
+                         timeout=30_000)  # the new fit's SearchExplorer replaced the old one
+    after = pg.locator(".turs-final-model").first.text_content()
+    assert "TURS rule set" in before and "TURS rule set" in after
+    assert after.count("IF ") > before.count("IF ")  # thesis Table 3.6: without the test, more (noise) rules
+    _shot(pg, "2b_refit_done")
+
+
+def test_compare_shows_two_fits(page):
+    pg = page
+    _tab(pg, ".turs-tabs", "Compare")
+    panel = pg.locator(".turs-compare-panel").first
+    panel.wait_for(state="visible", timeout=15_000)
+    text = panel.inner_text()
+    assert "use_local_test" in text and "test ROC-AUC" in text and "MDL score" in text
+    assert text.count("TURS rule set") == 2
+    _shot(pg, "3_compare")
+    _tab(pg, ".turs-tabs", "Search")
+
+
+def test_categorical_dataset_draws_its_view(page):
+    pg = page
+    plot = pg.locator("img.turs-plot").first
+    before = plot.get_attribute("src")
+    pg.locator(".turs-use-local-test input[type=checkbox]").first.check()
+    pg.locator(".turs-dataset select").first.select_option("sim-mixed (categorical demo)")
+    progress = pg.locator(".turs-progress-text").first
+    pg.wait_for_function("el => el.innerText.includes('fitted in')", arg=progress.element_handle(),
+                         timeout=FIT_TIMEOUT)
+    pg.wait_for_function("old => { const el = document.querySelector('img.turs-plot'); "
+                         "return el && el.src && el.src !== old; }", arg=before, timeout=30_000)
+    x_text = pg.locator(".turs-x-feature select").first.evaluate("el => el.options[el.selectedIndex].text")
+    y_text = pg.locator(".turs-y-feature select").first.evaluate("el => el.options[el.selectedIndex].text")
+    assert "(categories)" in x_text + y_text, (x_text, y_text)
+    assert "4 columns (2 categorical)" in pg.locator(".turs-data-text").first.inner_text()
+    pg.locator("img.turs-plot").first.scroll_into_view_if_needed()
+    _shot(pg, "4_categorical_data")
+
+
+@pytest.mark.skip(reason="typing a rule needs turs.parse_rule and fit(initial_rules=...), which come later "
+                         "(issue 18, part 4); the app marks the place (.turs-typed-rule-placeholder)")
+def test_typed_rule_changes_the_mdl_shown(page):  # pragma: no cover
+    pass

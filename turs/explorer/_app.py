@@ -113,8 +113,8 @@ class SearchExplorer(W.VBox):
             names = v.feature_names
             options = [(names[j], names[j]) for j in v.numeric_columns] or [(n, n) for n in names]
             fx, fy = (options[0][1], options[min(1, len(options) - 1)][1])
-        self.x_feature = W.Dropdown(options=options, value=fx, description="x", layout=W.Layout(width="300px"))
-        self.y_feature = W.Dropdown(options=options, value=fy, description="y", layout=W.Layout(width="300px"))
+        self.x_feature = W.Dropdown(options=options, value=fx, description="x", layout=W.Layout(width="290px"))
+        self.y_feature = W.Dropdown(options=options, value=fy, description="y", layout=W.Layout(width="290px"))
         self.candidate = W.Dropdown(options=[], description="selected", layout=W.Layout(width="100%"),
                                     style={"description_width": "70px"})
         self.plot, self.coverage_plot = W.Image(format="png"), W.Image(format="png")
@@ -142,11 +142,11 @@ class SearchExplorer(W.VBox):
         data_tab = W.VBox([W.HBox([self.x_feature, self.y_feature]), self.plot, self.draw_note])
         self.figures = W.Tab(children=[data_tab, self.coverage_plot, self.lineage_plot, self.mdl_plot],
                              titles=("Data", "Rows \u00d7 rules", "Lineage", "MDL score"),
-                             layout=W.Layout(width="660px", min_width="660px"))
+                             layout=W.Layout(width="606px", min_width="606px"))
         self.figures.add_class("turs-figures")
         self.panels = W.Tab(children=[self.why_html, self.lineage_html, self.rejected_html, self.ruleset],
-                            titles=("Why this rule", "Lineage", "Local test", "Rule set"),
-                            layout=W.Layout(flex="1 1 380px", min_width="360px"))
+                            titles=("Why", "Lineage", "Local test", "Rules"),
+                            layout=W.Layout(flex="1 1 320px", min_width="320px"))
         self.panels.add_class("turs-panels")
         self.keys_note = W.HTML()
         self._events = None

@@ -78,7 +78,9 @@ class DataView:
                     self.levels[c] = sorted(self.df[c].astype(str).unique().tolist())
             else:
                 self.kinds[c] = "numeric"
-        self._jitter = np.random.default_rng(DRAW_SEED).uniform(-JITTER, JITTER, size=self.n)
+        # one fixed jitter per column (the same for x and y would put the rows on a diagonal)
+        self._jitter = {c: np.random.default_rng([DRAW_SEED, i]).uniform(-JITTER, JITTER, size=self.n)
+                        for i, c in enumerate(self.columns)}
         # a numeric column with few values (0/1 say) is jittered too, by its smallest gap
         self._gap = {}
         for c in self.columns:
@@ -121,9 +123,9 @@ class DataView:
         """Plot coordinates of the rows: values, or level index plus a fixed jitter."""
         rows = np.arange(self.n) if rows is None else np.asarray(rows)
         if self.is_categorical(column):
-            return self.level_codes(column)[rows] + self._jitter[rows]
+            return self.level_codes(column)[rows] + self._jitter[column][rows]
         x = self.df[column].to_numpy(dtype=float)[rows]
-        return x + self._gap[column] * self._jitter[rows] if self._gap[column] else x
+        return x + self._gap[column] * self._jitter[column][rows] if self._gap[column] else x
 
     def axis_range(self, column: str) -> tuple[float, float]:
         """The drawn range of a column: the data's, or ``[-0.5, levels - 0.5]`` for categories."""

@@ -28,9 +28,9 @@ from .. import style
 from ._explain import conditions_text, iteration_of
 
 DPI = 100  # the explorer shows PNGs at their pixel size: 11 pt text is 15 px
-DATA_FIGSIZE = (6.4, 4.6)
-COVERAGE_FIGSIZE = (6.4, 4.6)
-LINEAGE_FIGSIZE = (6.4, 5.0)
+DATA_FIGSIZE = (5.9, 4.5)  # 590 px wide: the pictures and the explanations side by side at 1280 px
+COVERAGE_FIGSIZE = (5.9, 4.5)
+LINEAGE_FIGSIZE = (5.9, 4.8)
 CLASS_COLORS = style.class_colors()
 MAX_PATTERNS = 10  # groups of the coverage picture; the rest are summed in one line
 MAX_REJECTED = 8  # rejected growths drawn per beam iteration in the lineage picture (the best ones)
@@ -171,7 +171,7 @@ def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5
     if selected is not None:
         notes.insert(0, f"solid: rows {short(selected[0], 12)} covers")
     if notes:
-        fig.text(0.77, 0.13, "\n".join(_wrap(n, 18) for n in notes), fontsize=11, va="bottom", ha="left",
+        fig.text(0.77, 0.13, "\n".join(_wrap(n, 16) for n in notes), fontsize=11, va="bottom", ha="left",
                  color="#333333")
     return fig
 

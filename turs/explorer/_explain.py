@@ -16,8 +16,6 @@ from __future__ import annotations
 import math
 import re
 
-import numpy as np
-
 _ID = re.compile(r"^r(\d+)-i(\d+)-(\d+)$")
 
 #: The MDL parts of ``mdl_change`` (``turs.mdl.MDLBreakdown`` names) and what each one is.
@@ -119,9 +117,8 @@ def why_rule(search: dict) -> dict:
         words.append(f"The runner-up \u201c{conditions_text(runner)}\u201d has r = {_fmt(runner.get('r'))}: "
                      f"it lost by {margin:.3g} in r, the score the search ranks by (Eq. 3.21).")
         if rm is not None and cm is not None:
-            d = rm["total"] - cm["total"]
-            words.append(f"Added instead, it would change the score by {rm['total']:+.1f} bits, "
-                         f"{abs(d):.1f} bits {'more' if d > 0 else 'less'} than the chosen rule.")
+            words.append(f"Added instead, it would change the MDL score by {rm['total']:+.1f} bits "
+                         f"(the chosen rule: {cm['total']:+.1f} bits).")
     elif search.get("chosen") is not None:
         words.append("There was no runner-up: every other final candidate had the same literals.")
     return out
@@ -222,7 +219,3 @@ def fit_stop_text(trace) -> str:
         return f"The fit stopped: max_rules = {stop.get('max_rules')} rules were accepted."
     return f"The fit stopped: {reason}."
 
-
-def rank_of(values, value) -> int:
-    """1-based rank of ``value`` among ``values`` (largest first)."""
-    return int(np.sum(np.asarray(values, dtype=float) > value)) + 1

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .. import style
 from ._draw import _figure, png, short, styled
 
-FIGSIZE = (6.4, 4.6)
+FIGSIZE = (5.9, 4.5)
 DPI = 100
 CURRENT_COLOR = style.HIGHLIGHT
 CANDIDATE_COLOR = style.CANDIDATE

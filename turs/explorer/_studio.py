@@ -138,7 +138,7 @@ class Explorer(W.HBox):
     # ------------------------------------------------------------------ layout
     def _build(self, s):
         L = W.Layout
-        wide = {"description_width": "120px"}
+        wide = {"description_width": "100px"}
         names = available_datasets()
         self.dataset = W.Dropdown(options=names, description="dataset", style=wide, layout=L(width="100%"))
         self.upload = W.FileUpload(accept=".csv", multiple=False, description="CSV\u2026", layout=L(width="110px"))
@@ -155,8 +155,8 @@ class Explorer(W.HBox):
                                  layout=L(width="100%"))
         self.model_encoding = W.Dropdown(options=["turs2", "thesis"], value=s["model_encoding"],
                                          description="model code", style=wide, layout=L(width="100%"))
-        self.max_rules = W.BoundedIntText(value=s["max_rules"] or 0, min=0, max=500, description="max rules (0: any)",
-                                          style=wide, layout=L(width="100%"))
+        self.max_rules = W.BoundedIntText(value=s["max_rules"] or 0, min=0, max=500, description="max rules",
+                                          tooltip="0: no limit", style=wide, layout=L(width="100%"))
         self.refit_button = W.Button(description="Re-fit", button_style="primary", layout=L(width="48%"))
         self.cancel_button = W.Button(description="Cancel", button_style="warning", disabled=True,
                                       layout=L(width="48%"))
@@ -181,7 +181,7 @@ class Explorer(W.HBox):
             self.data_text, W.HTML("<b>Settings</b>"), self.beam_width, self.use_patience, self.use_local_test,
             self.use_auxiliary_beam, self.search, self.model_encoding, self.max_rules,
             W.HBox([self.refit_button, self.cancel_button]), self.progress, self.progress_text, self.rule_box,
-        ], layout=L(width="290px", min_width="290px"))
+        ], layout=L(width="262px", min_width="262px"))
         side.add_class("turs-explorer")
         self.children = [side, self.tabs]
         self.add_class("turs-app")
