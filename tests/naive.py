@@ -48,7 +48,9 @@ def rows_in_interval(bins_col, rows, a, e):
 def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
                      l_split, lr, nll_covered, regret_rules, model_next, total_m, absolute, model_score=None):
     """Eq. 3.20-3.25 per candidate with plain numpy (twin of _score_candidates); ``r`` and
-    ``R`` use ``model_score`` (default ``model``)."""
+    ``R`` use ``model_score`` (default ``model``). Per candidate: ``(L(D, M + S'), r, R, local
+    test, auxiliary local test, bits with the split, the same on S \\ M, bits without the split,
+    the same on S \\ M)``."""
     model_score = model if model_score is None else model_score
     def nll(e, m):
         e = np.asarray(e, float)
@@ -71,11 +73,14 @@ def score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_
             r, R = (total_m - (common + model_score[i] + data)) / den, (total_m - ta) / den
         nb, nbu = int(base_counts.sum()), int(base_counts_unc.sum())
         rest, rest_u = base_counts - counts[i], base_counts_unc - counts_unc[i]
-        local = (nll(base_counts, base_counts) + lr[nb]
-                 > nll(counts[i], counts[i]) + lr[cov] + nll(rest, rest) + lr[nb - cov] + l_split[i])
-        aux = (nll(base_counts_unc, base_counts_unc) + lr[nbu]
-               > nll(counts_unc[i], counts_unc[i]) + lr[cov_unc] + nll(rest_u, rest_u) + lr[nbu - cov_unc] + l_split[i])
-        out.append((t, r, R, local, aux))
+        # Eq. 3.22 / 3.25: the base as one local model against the split into S' and S \ S'
+        without = nll(base_counts, base_counts) + lr[nb]
+        with_split = nll(counts[i], counts[i]) + lr[cov] + nll(rest, rest) + lr[nb - cov] + l_split[i]
+        without_unc = nll(base_counts_unc, base_counts_unc) + lr[nbu]
+        with_unc = (nll(counts_unc[i], counts_unc[i]) + lr[cov_unc] + nll(rest_u, rest_u) + lr[nbu - cov_unc]
+                    + l_split[i])
+        out.append((t, r, R, without > with_split, without_unc > with_unc, with_split, with_unc, without,
+                    without_unc))
     return out
 
 

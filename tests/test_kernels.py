@@ -169,11 +169,18 @@ def test_score_candidates_equals_naive(seed, absolute):
                             l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, _log2_table(1000), model_score)
     want = naive.score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
                                   l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, model_score)
-    for i, (t, r, R, loc, aux) in enumerate(want):
+    assert len(got) == 9
+    for i, (t, r, R, loc, aux, with_split, with_unc, without, without_unc) in enumerate(want):
         assert got[0][i] == pytest.approx(t, rel=1e-12) or (np.isinf(t) and np.isinf(got[0][i]))
         assert (got[1][i] == pytest.approx(r, rel=1e-12)) if np.isfinite(r) else np.isinf(got[1][i])
         assert (got[2][i] == pytest.approx(R, rel=1e-12)) if np.isfinite(R) else np.isinf(got[2][i])
         assert got[3][i] == loc and got[4][i] == aux
+        # both sides of both local tests, and the kernel's decision is exactly "without > with"
+        assert got[5][i] == pytest.approx(with_split, rel=1e-12)
+        assert got[6][i] == pytest.approx(with_unc, rel=1e-12)
+        assert got[7] == pytest.approx(without, rel=1e-12) and got[8] == pytest.approx(without_unc, rel=1e-12)
+        assert got[3][i] == (got[7] > got[5][i]) and got[4][i] == (got[8] > got[6][i])
+    assert 0 < got[3].sum() < len(got[3])  # the seeds give passed and rejected growths
 
 
 @pytest.mark.parametrize("model_encoding", ["thesis", "turs2"])
@@ -350,7 +357,8 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
                           False, np.zeros(0, np.int64), np.zeros(5, np.int64), np.zeros(5, np.int64), np.zeros(0), 2)
     want = naive.finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, base_k, *tail, *scal,
                                 10, _refinement_model_bits, split)
-    feat, glo, ghi, _, _, cov, cov_unc, model, vo, has_ref, later_k, later_vo, t, r, R, loc, aux, bucket, abucket, _ = got
+    (feat, glo, ghi, _, _, cov, cov_unc, model, vo, has_ref, later_k, later_vo, t, r, R, loc, aux, bucket, abucket, _,
+     with_split, with_unc, without, without_unc) = got
     assert has_ref and len(feat) == len(want["feat"]) > 0
     for name, a in (("feat", feat), ("lo", glo), ("hi", ghi), ("later_k", later_k), ("bucket", bucket),
                     ("aux_bucket", abucket)):
@@ -361,6 +369,11 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
     np.testing.assert_allclose(r, [s[1] for s in want["scores"]], rtol=1e-12)
     np.testing.assert_array_equal(loc, [s[3] for s in want["scores"]])
     np.testing.assert_array_equal(aux, [s[4] for s in want["scores"]])
+    np.testing.assert_allclose(with_split, [s[5] for s in want["scores"]], rtol=1e-12)
+    np.testing.assert_allclose(with_unc, [s[6] for s in want["scores"]], rtol=1e-12)
+    assert without == pytest.approx(want["scores"][0][7], rel=1e-12)
+    assert without_unc == pytest.approx(want["scores"][0][8], rel=1e-12)
+    np.testing.assert_array_equal(loc, without > with_split)
 
 
 @pytest.mark.parametrize("first", ["lower", "upper"])

@@ -372,3 +372,25 @@ def test_turs2_search_runs_with_every_switch(params):
     np.testing.assert_allclose(p.sum(axis=1), 1.0)
     if params.get("record_trace"):
         assert model.trace_.n_searches == len(model.rules_) + 1
+
+
+@pytest.mark.parametrize("search", ["turs2", "thesis"])
+def test_search_from_given_rules_continues_the_same_search(search):
+    """Algorithm 3 from M = {the first rule of a fit} finds the fit's other rules, in order
+    (the search is deterministic and sees only M), and its trace numbers the searches from 1."""
+    from turs.search import SearchData, SearchSettings, learn_rule_set
+
+    X, y = make_overlap_blockade_data(n=600, seed=3)
+    model = TURSClassifier(beam_width=5, search=search).fit(X, y)
+    enc = model.encoder_
+    data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64),
+                      enc.n_bins_, enc.binary_, len(model.classes_), model.model_encoding)
+    settings = SearchSettings(5, search=search)
+    full, _ = learn_rule_set(data, settings)
+    assert len(full.rules) >= 3
+    rest, searches = learn_rule_set(data, settings, trace="compact", initial_rules=full.rules[:1])
+    assert [r.key for r in rest.rules] == [r.key for r in full.rules]
+    assert rest.total == full.total
+    assert searches[0]["rule_index"] == 1 and searches[0]["empty_rule"]["id"] == "r1-empty"
+    two, _ = learn_rule_set(data, settings, max_rules=2, initial_rules=full.rules[:1])
+    assert [r.key for r in two.rules] == [r.key for r in full.rules[:2]]

@@ -483,7 +483,10 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
     ``L(D, M + S')``: the instances M covers keep their groups except those the candidate
     joins (``delta``), the candidate codes the instances it adds with its own distribution,
     the else-rule shrinks; regrets and ``L(M)`` follow. ``R`` uses ``M + (S' \\ M)``.
-    Local tests: Eq. 3.22 on the candidate's base, Eq. 3.25 on its uncovered part.
+    Local tests: Eq. 3.22 on the candidate's base, Eq. 3.25 on its uncovered part; a growth
+    passes when the code length without the split (a scalar per base: ``nml_base``,
+    ``nml_base_unc``) is strictly larger than the one with it (per growth: ``split_bits``,
+    ``split_bits_unc``, ``L_split`` included), and both sides are returned for the trace.
     ``log2_int``: ``log2`` of the counts 0..n (all the counts here are integers).
     ``model_score``: the model code length ``r`` and ``R`` use (``model`` itself, or what the
     authors' search charges a refined literal, see ``_placeholder_model_bits``);
@@ -495,6 +498,8 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
     R = np.full(m, -np.inf)
     local = np.zeros(m, dtype=np.bool_)
     aux_local = np.zeros(m, dtype=np.bool_)
+    split_bits = np.empty(m)
+    split_bits_unc = np.empty(m)
     else_after = np.empty(C, dtype=np.int64)
     rest = np.empty(C, dtype=np.int64)
     nb = 0
@@ -533,12 +538,14 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
         nml_split = (_nll_int(counts[i], counts[i], log2_int) + log2_regret[cov]
                      + _nll_int(rest, rest, log2_int) + log2_regret[nb - cov] + l_split[i])
         local[i] = nml_base > nml_split
+        split_bits[i] = nml_split
         for c in range(C):
             rest[c] = base_counts_unc[c] - counts_unc[i, c]
         nml_split_unc = (_nll_int(counts_unc[i], counts_unc[i], log2_int) + log2_regret[cov_unc]
                          + _nll_int(rest, rest, log2_int) + log2_regret[nbu - cov_unc] + l_split[i])
         aux_local[i] = nml_base_unc > nml_split_unc
-    return total_after, r, R, local, aux_local
+        split_bits_unc[i] = nml_split_unc
+    return total_after, r, R, local, aux_local, split_bits, split_bits_unc, nml_base, nml_base_unc
 
 
 # ------------------------------------------------------------- per-base bookkeeping
@@ -769,7 +776,8 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     Returns feat, lo, hi, counts, counts_unc, cov, cov_unc, model, value_op, has_refinement,
     later_k, later_vo (m, k: the refined rule's new K_values / value_ops, -1 unchanged),
     total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part),
-    splits_uncovered.
+    splits_uncovered, and the two sides of the local tests (``_score_candidates``): split_bits,
+    split_bits_unc (per growth), nml_base, nml_base_unc (the base's).
     """
     d = n_bins.shape[0]
     S = valid.shape[0] // d
@@ -839,7 +847,7 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
         model_score = _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
                                               base_k_values, header_old, bins, n_bins, binary, turs2,
                                               scan_rows, scan_rows1, bin_min, bin_max)
-    total_after, r, R, local, aux_local = _score_candidates(
+    total_after, r, R, local, aux_local, split_bits, split_bits_unc, nml_base, nml_base_unc = _score_candidates(
         cts, cts_unc, dl, model, base_counts, base_counts_unc, else_counts, l_split, log2_regret,
         nll_covered, regret_rules, model_next, total_m, absolute, log2_int, model_score)
     cov = np.zeros(m, dtype=np.int64)
@@ -869,7 +877,8 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
                 aux_bucket[i] = np.searchsorted(turs2_edges, cov_unc[i] / nbu)
                 splits_uncovered[i] = cov_unc[i] >= min_split and nbu - cov_unc[i] >= min_split
     return (feat, lo, hi, cts, cts_unc, cov, cov_unc, model, value_op, n_ref > 0, later_k, later_vo,
-            total_after, r, R, local, aux_local, bucket, aux_bucket, splits_uncovered)
+            total_after, r, R, local, aux_local, bucket, aux_bucket, splits_uncovered,
+            split_bits, split_bits_unc, nml_base, nml_base_unc)
 
 
 @njit(cache=NUMBA_CACHE)

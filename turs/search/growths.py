@@ -4,7 +4,7 @@ one-literal growths of one base rule, scored by the kernels (:class:`Growths`,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,7 +19,7 @@ class Candidate:
     literals: tuple
     value_ops: tuple
     k_values: tuple
-    rows: np.ndarray
+    rows: np.ndarray | None  # the cover (sorted row indices); None for a growth kept for the trace only
     counts: np.ndarray
     counts_uncovered: np.ndarray
     model_bits: float
@@ -30,10 +30,14 @@ class Candidate:
     aux_bucket: int = -1
     local_test: bool = True
     aux_local_test: bool = True
+    # the search trace's bookkeeping, set only while a trace is recorded (turs.search.record)
+    cid: str | None = field(default=None, compare=False, repr=False)  # "r{rule}-i{iteration}-{n}"
+    parent: Candidate | None = field(default=None, compare=False, repr=False)  # the base it grew from
+    info: dict | None = field(default=None, compare=False, repr=False)  # literal added, local-test bits
 
     @property
     def coverage(self) -> int:
-        return int(self.rows.shape[0])
+        return int(self.rows.shape[0]) if self.rows is not None else int(self.counts.sum())
 
     @property
     def coverage_uncovered(self) -> int:
@@ -81,6 +85,12 @@ class Growths:
     bucket: np.ndarray
     aux_bucket: np.ndarray
     splits_uncovered: np.ndarray | None = None  # search="turs2" only (_turs2_bucket_edges)
+    # the two sides of the local tests in bits (the kernel's decision: passed iff without > with)
+    split_bits: np.ndarray | None = None  # Eq. 3.22 with the split, per growth (L_split included)
+    split_bits_unc: np.ndarray | None = None  # Eq. 3.25 with the split, per growth
+    nml_base: float = 0.0  # Eq. 3.22 without the split: -log2 P_NML(y^S), the base's
+    nml_base_unc: float = 0.0  # Eq. 3.25 without the split: on S \ M
+    offset: int = 0  # growths of the earlier bases of the same iteration (the trace's ids)
 
     def key(self, i: int) -> tuple:
         """The candidate's set of literals (the same rule reached from two bases is one rule)."""
@@ -89,7 +99,9 @@ class Growths:
         lits[j] = (j, int(self.lo[i]), int(self.hi[i]))
         return tuple(sorted(lits.values()))
 
-    def materialize(self, i: int, data: SearchData) -> Candidate:
+    def materialize(self, i: int, data: SearchData, with_rows: bool = True) -> Candidate:
+        """Growth ``i`` as a :class:`Candidate` (``with_rows=False``: without its cover, for the
+        trace of a growth that is never grown further)."""
         base = self.base
         j, a, b = int(self.feat[i]), int(self.lo[i]), int(self.hi[i])
         lits = list(base.literals)
@@ -107,7 +119,7 @@ class Growths:
             lits.append((j, a, b))
             vops.append(float(self.value_op[i]))
             kvs.append(int(self._k_new[j]))
-        rows = _rows_in_interval(data.bins[j], base.rows, a, b)
+        rows = _rows_in_interval(data.bins[j], base.rows, a, b) if with_rows else None
         return Candidate(
             tuple(lits), tuple(vops), tuple(kvs), rows, self.counts[i].copy(),
             self.counts_unc[i].copy(), float(self.model_bits[i]), float(self.r[i]),
@@ -138,7 +150,8 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
     turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
     (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
-     total_after, r, R, local, aux_local, bucket, aux_bucket, splits) = _finish_growths(
+     total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
+     nml_base_unc) = _finish_growths(
         valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
         lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
         header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64, copy=False),
@@ -154,7 +167,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         later_k = later_vo = None
     g = Growths(base, feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op,
                 later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket,
-                splits if turs2 else None)
+                splits if turs2 else None, split_bits, split_bits_unc, float(nml_base), float(nml_base_unc))
     g._k_new = k_split
     return g
 

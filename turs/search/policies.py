@@ -46,6 +46,7 @@ class BeamPolicy:
 
     name = ""  # the ``search`` setting, also the local-test code and bucket variant of the kernels
     keyed = False  # whether a proposal carries its set of literals (for duplicate removal)
+    acceptance = ""  # the rule of :meth:`accepts`, as the trace names it
 
     def main_mask(self, g):
         """The growths the main beam may consider before the local test (None: all)."""
@@ -96,6 +97,7 @@ class ThesisPolicy(BeamPolicy):
 
     name = "thesis"
     keyed = True
+    acceptance = "mdl_decreases"
 
     def aux_mask(self, g):
         return g.aux_bucket >= 0
@@ -146,6 +148,7 @@ class Turs2Policy(BeamPolicy):
     """
 
     name = "turs2"
+    acceptance = "r_positive"
 
     def main_mask(self, g):
         return g.splits_uncovered

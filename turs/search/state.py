@@ -143,10 +143,10 @@ class RuleSetState:
         code ``-log2`` of the ML likelihood (Eq. 3.6), the regrets of the rules and the else-rule
         (Eq. 3.12) and the model code ``L(M)`` (Eq. 3.18); they add up to ``total``."""
         lr = self.data.log2_regret
-        return {"data_bits": self.nll_covered + self.nll_else,
-                "regret_bits": self.regret_rules + float(lr[self.else_n]),
-                "model_bits": universal_integer_code(self.K) + self.model_rules - log2_factorial(self.K),
-                "total": self.total}
+        return {"data_bits": float(self.nll_covered + self.nll_else),
+                "regret_bits": float(self.regret_rules + lr[self.else_n]),
+                "model_bits": float(universal_integer_code(self.K) + self.model_rules - log2_factorial(self.K)),
+                "total": float(self.total)}
 
 
 MAX_RULES_FOR_SUBSETS = MAX_SUBSET_RULES
