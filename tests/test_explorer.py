@@ -224,7 +224,7 @@ def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
             _, rejected = parse_table(e.rejected_html.value)
             for test, key, bits in (("main", "rejected_by_local_test", "local_test_bits"),
                                     ("aux", "aux_rejected_by_local_test", "aux_local_test_bits")):
-                shown = [r for _, r in rejected if r["test"] == test]
+                shown = [r for cls, r in rejected if f"turs-test-{test}" in cls]
                 recorded = iteration[key]
                 assert len(shown) == min(len(recorded), 12)
                 for r, c in zip(shown, recorded):

@@ -169,7 +169,7 @@ def test_rejected_growth_on_screen_with_both_sides(page):
     text = pg.locator(".turs-rejected-table").first.inner_text()
     assert "bits without split" in text and "bits with split" in text
     cells = rows.first.locator("td").all_inner_texts()
-    without, with_split, cost = float(cells[2]), float(cells[3]), float(cells[4])
+    without, with_split, cost = float(cells[1]), float(cells[2]), float(cells[3])
     assert with_split >= without and cost == pytest.approx(with_split - without, abs=0.02)
     rows.first.scroll_into_view_if_needed()
     _shot(pg, "1_rejected_growth")
@@ -201,6 +201,7 @@ def test_compare_shows_two_fits(page):
     text = panel.inner_text()
     assert "use_local_test" in text and "test ROC-AUC" in text and "MDL score" in text
     assert text.count("TURS rule set") == 2
+    panel.scroll_into_view_if_needed()
     _shot(pg, "3_compare")
     _tab(pg, ".turs-tabs", "Search")
 

@@ -37,10 +37,10 @@ CSS = f"""
 .turs-explorer .turs-fail {{color: #b35900; font-weight: bold;}}
 .turs-explorer .turs-pass {{color: #0072B2;}}
 .turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px;}}
-.turs-explorer .turs-panel {{line-height: 1.4; white-space: normal; overflow-wrap: anywhere;}}
+.turs-explorer .turs-panel {{line-height: 1.4; white-space: normal; overflow-wrap: break-word;}}
 .turs-explorer .turs-panels .widget-html, .turs-explorer .turs-panels .widget-html-content {{width: 100%;}}
 .turs-explorer .turs-panel table.turs-table td.turs-cond {{min-width: 120px;}}
-.turs-explorer .turs-panel table.turs-table th {{white-space: normal; vertical-align: bottom;}}
+.turs-explorer .turs-panel table.turs-table th {{white-space: normal; vertical-align: bottom; overflow-wrap: normal;}}
 .turs-explorer .turs-panel table.turs-table td {{padding: 2px 4px;}}
 .turs-explorer .turs-panel p {{margin: 4px 0 8px 0;}}
 .turs-explorer .turs-status-text {{line-height: 1.45;}}
@@ -168,18 +168,21 @@ def rejected_panel(trace, k: int, it: int, limit: int = 12) -> str:
     if not rows:
         out.append("<p>No growth was rejected here.</p></div>")
         return "".join(out)
-    out.append("<div class='turs-scroll'><table class='turs-table'><thead><tr><th>test</th><th>growth</th>"
+    out.append("<div class='turs-scroll'><table class='turs-table'><thead><tr><th>growth</th>"
                "<th>bits without split</th><th>bits with split</th><th>split costs</th>"
                "</tr></thead><tbody>")
-    for test in ("main", "aux"):
+    for test, eq in (("main", "3.22"), ("aux", "3.25")):
         shown = [r for r in rows if r["test"] == test]
+        if shown:
+            out.append(f"<tr class='turs-test-head'><td colspan='4' style='text-align:left'><i>{test} beam's test "
+                       f"(Eq. {eq})</i></td></tr>")
         for r in shown[:limit]:
             grown = f"grown from: {r['parent']}" if r["parent"] else ""
-            out.append(f"<tr class='turs-rejected-row'><td>{test}</td><td class='turs-cond' title='{esc(grown)}'>"
+            out.append(f"<tr class='turs-rejected-row turs-test-{test}'><td class='turs-cond' title='{esc(grown)}'>"
                        f"{esc(r['conditions'])}</td><td>{fmt(r['without'], '{:.2f}')}</td>"
                        f"<td>{fmt(r['with'], '{:.2f}')}</td><td class='turs-fail'>{fmt(r['excess'], '{:+.2f}')}</td></tr>")
         if len(shown) > limit:
-            out.append(f"<tr><td colspan='5' style='text-align:left'>&hellip; {len(shown) - limit} more recorded "
+            out.append(f"<tr><td colspan='4' style='text-align:left'>&hellip; {len(shown) - limit} more recorded "
                        f"for the {test} test</td></tr>")
     out.append("</tbody></table></div></div>")
     return "".join(out)

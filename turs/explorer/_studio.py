@@ -342,16 +342,20 @@ class Explorer(W.HBox):
     def compare(self, a: int, b: int) -> str:
         """The Compare panel of fits ``a`` and ``b`` (indices into :attr:`fits`) as HTML."""
         fa, fb = self.fits[a], self.fits[b]
-        rows = [("data", fa["data"], fb["data"])]
-        for key in sorted(set(fa["settings"]) | set(fb["settings"])):
-            va, vb = fa["settings"].get(key), fb["settings"].get(key)
-            rows.append((key, va, vb))
+        rows = []
         labels = [("rules", "rules", "{:d}"), ("literals", "literals", "{:d}"), ("MDL score (bits)", "mdl", "{:.2f}"),
-                  ("  model code L(M)", "model_bits", "{:.2f}"), ("  data code", "data_bits", "{:.2f}"),
-                  ("  regret", "regret_bits", "{:.2f}"), ("train ROC-AUC", "train_auc", "{:.3f}"),
+                  ("\u2003model code L(M)", "model_bits", "{:.2f}"), ("\u2003data code", "data_bits", "{:.2f}"),
+                  ("\u2003regret", "regret_bits", "{:.2f}"), ("train ROC-AUC", "train_auc", "{:.3f}"),
                   ("test ROC-AUC", "test_auc", "{:.3f}")]
         for label, key, spec in labels:
             rows.append((label, _html.fmt(fa["summary"][key], spec), _html.fmt(fb["summary"][key], spec)))
+        same = []
+        for key in ["data"] + sorted(set(fa["settings"]) | set(fb["settings"])):
+            va, vb = (fa[key], fb[key]) if key == "data" else (fa["settings"].get(key), fb["settings"].get(key))
+            if va != vb:
+                rows.append((key, va, vb))
+            else:
+                same.append(f"{key}={va}")
         body = "".join(f"<tr{' class=turs-differs' if str(va) != str(vb) else ''}><td style='text-align:left'>"
                        f"{_html.esc(k)}</td><td>{_html.esc(va) if not isinstance(va, str) or '&' not in va else va}"
                        f"</td><td>{_html.esc(vb) if not isinstance(vb, str) or '&' not in vb else vb}</td></tr>"
@@ -359,6 +363,7 @@ class Explorer(W.HBox):
         return (f"<div class='turs-explorer turs-compare-panel'><table class='turs-table'><thead><tr><th></th>"
                 f"<th>A: {_html.esc(fa['name'])}</th><th>B: {_html.esc(fb['name'])}</th></tr></thead>"
                 f"<tbody>{body}</tbody></table><style>.turs-differs td {{font-weight: bold;}}</style>"
+                f"<div class='turs-note'>the same in both: {_html.esc(', '.join(same))}</div>"
                 f"<div style='display:flex; gap:12px'><div style='flex:1; min-width:0'><b>A</b>"
                 f"{_html.pre(fa['summary']['text'])}</div><div style='flex:1; min-width:0'><b>B</b>"
                 f"{_html.pre(fb['summary']['text'])}</div></div></div>")
