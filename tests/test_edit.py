@@ -177,6 +177,58 @@ def test_edited_models_save_and_load(cat):
     assert_array_equal(back.predict_proba(X), new.predict_proba(X))
 
 
+# ------------------------------------------------- 3. starting from given rules
+@pytest.mark.parametrize("as_text", [False, True])
+def test_initial_rules_reproduce_a_fit(gap, as_text):
+    # started from its own rules, the search finds nothing to add: the same model
+    X, y, model = gap
+    rules = [r.condition_text() for r in model.rules_] if as_text else list(model.rules_)
+    again = TURSClassifier().fit(X, y, initial_rules=rules)
+    assert [str(r) for r in again.rules_] == [str(r) for r in model.rules_]
+    assert again.mdl_score_ == pytest.approx(model.mdl_score_, abs=1e-9)
+    assert_array_equal(again.apply(X), model.apply(X))
+
+
+def test_initial_rules_are_kept_and_the_search_continues(gap):
+    X, y, model = gap
+    start = "u >= 0.9"  # not a candidate cut point: kept with its exact threshold
+    fit = TURSClassifier().fit(X, y, initial_rules=[start])
+    assert fit.rules_[0].condition_text() == start
+    assert fit.rules_[0].conditions[0].low == 0.9
+    assert len(fit.rules_) >= 2
+    assert_exact(fit, X, y)
+    kept = model.refit(X, y, keep=[1])
+    assert kept.rules_[0].conditions == model.rules_[1].conditions
+    assert_exact(kept, X, y)
+
+
+def test_initial_rules_errors_name_the_rule_and_column(cat):
+    X, y, _ = cat
+    with pytest.raises(ValueError, match=r"rule 2 \('colour = red'\) has a condition on the column 'colour'"):
+        TURSClassifier().fit(X, y, initial_rules=["size < 5", "colour = red"])
+    with pytest.raises(ValueError, match=r"rule 1 \('color = purple'\) uses the level 'purple' of the column"):
+        TURSClassifier().fit(X, y, initial_rules=["color = purple"])
+    with pytest.raises(ValueError, match=r"rule 1 \('size > 11'\) covers no training row"):
+        TURSClassifier().fit(X, y, initial_rules=["size > 11"])
+
+
+def test_initial_rules_in_the_trace(cat):
+    # the trace's searches start after the given rules; its initial score is that of M = given rules
+    X, y, _ = cat
+    for mode in ("compact", True):
+        model = TURSClassifier(record_trace=mode).fit(X, y, initial_rules=["color = red"])
+        searches = model.trace_.searches
+        assert searches[0]["rule_index"] == 1 and searches[0]["mdl_before"] == pytest.approx(model.trace_.initial_mdl)
+        given = mdl_score([model.rules_[0]], X, y, encoder=model.encoder_, classes=model.classes_)
+        assert model.trace_.initial_mdl == pytest.approx(given.total, abs=1e-9)
+
+
+def test_initial_rules_with_max_rules(cat):
+    X, y, _ = cat
+    model = TURSClassifier(max_rules=1).fit(X, y, initial_rules=["color = red", "size > 5"])
+    assert [r.condition_text() for r in model.rules_] == ["color = red", "size > 5"]
+
+
 # --------------------------------------------------------------------- 4. compare
 def test_compare_two_models(gap):
     X, y, model = gap

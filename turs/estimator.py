@@ -17,7 +17,7 @@ from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
-from .trace import SearchTrace
+from .trace import SearchTrace, trace_mode
 
 _SCORES = ("learning_speed", "absolute")
 #: ``record_trace`` values besides True/False: every candidate, or the chosen path, runner-up and
@@ -226,9 +226,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                 bar.set_postfix(mdl=f"{state.total:.1f}", coverage=state.coverage)
                 bar.refresh()
         initial = RuleSetState(data, fixed).total
-        start = {"initial_rules": fixed} if fixed else {}
         try:
-            state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress, **start)
+            state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress,
+                                             trace=trace_mode(self.record_trace), initial_rules=fixed)
         finally:
             if bar is not None:
                 bar.close()
