@@ -285,3 +285,11 @@ def test_trace_json_format_and_modes():
         None, "full", "compact", "full")
     with pytest.raises(ValueError, match="'record_trace' parameter of TURSClassifier must be a bool, 'full' or"):
         trace_mode("short")
+
+
+def test_the_estimator_records_a_compact_trace_when_asked():
+    X, y = load_bundled("sim-local-testing")
+    full = TURSClassifier(record_trace=True).fit(X, y).trace_
+    compact = TURSClassifier(record_trace="compact").fit(X, y).trace_
+    assert full.mode == "full" and compact.mode == "compact"
+    assert len(compact.to_json()) < len(full.to_json())

@@ -17,7 +17,7 @@ from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
-from .trace import SearchTrace, trace_mode
+from .trace import SearchTrace, candidate_describer, trace_mode
 
 _SCORES = ("learning_speed", "absolute")
 #: ``record_trace`` values besides True/False: every candidate, or the chosen path, runner-up and
@@ -213,7 +213,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,
                                   self.use_auxiliary_beam, self._score_param, self.k_stop,
                                   local_test_fallback=self.local_test_fallback, search=self.search)
-        describe = self._describe_factory() if self.record_trace else None
+        describe = (candidate_describer(self.encoder_, lambda j, a, b: self._condition(*self._to_threshold(j, a, b)))
+                    if self.record_trace else None)
         bar = None
         progress = None
         if self.verbose:
@@ -268,21 +269,6 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
             return Condition(col.name, low, high, col.source, col.level)
         digits = getattr(self, "_digits_", {})  # where 6 digits do not separate the training values
         return Condition(col.name, low, high, digits=(digits.get((j, low)), digits.get((j, high))))
-
-    def _describe_factory(self):
-        def describe(c):
-            lits = [self._to_threshold(j, a, b) for j, a, b in c.literals]
-            return {
-                "conditions": [str(self._condition(*t)) for t in lits],
-                "literals": [[int(j), int(a), int(b)] for j, a, b in c.literals],
-                "coverage": c.coverage, "coverage_uncovered": c.coverage_uncovered,
-                "class_counts": [int(v) for v in c.counts],
-                "r": _finite(c.r), "R": _finite(c.R), "bucket": int(c.bucket),
-                "aux_bucket": int(c.aux_bucket), "local_test": bool(c.local_test),
-                "aux_local_test": bool(c.aux_local_test), "model_bits": float(c.model_bits),
-                "mdl_after": _finite(c.total_after),
-            }
-        return describe
 
     def _build_rules(self):
         """``rules_`` and ``else_rule_`` from ``_literals_`` and the pattern counts."""
@@ -432,10 +418,5 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
 
 # ---------------------------------------------------------------------------- helpers
-def _finite(v):
-    v = float(v)
-    return v if math.isfinite(v) else None
-
-
 def _json_label(c):
     return c.item() if isinstance(c, np.generic) else c
