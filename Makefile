@@ -37,7 +37,7 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench clean competitors data experiments compare reference-check FORCE
+.PHONY: help install test reproduce bench clean competitors data explorer experiments compare reference-check FORCE
 
 help:
 	@echo "make targets:"
@@ -50,6 +50,7 @@ help:
 	@echo "  experiments        run the benchmark (PROFILE, ALGORITHMS=$(ALGORITHMS)) into RESULTS=$(RESULTS); resumable"
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
 	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
+	@echo "  explorer           serve notebooks/explorer.py with Voila on 127.0.0.1 (PORT=$(PORT); prints the URL)"
 	@echo "  competitors        install the competitor learners (Weka, Orange CN2, CLASSY, imodels) into $(VENV)"
 	@echo "  data               fetch and verify the datasets of DATA_PROFILE=$(DATA_PROFILE) (paper, large, all) into TURS_DATA_DIR or the cache"
 	@echo "  clean              remove build/ (executed notebooks, numba cache) and notebooks/*.ipynb"
@@ -67,6 +68,12 @@ install: $(STAMP)
 # --no-deps install that keeps the core numpy/pandas/scikit-learn versions (see the script).
 competitors: $(STAMP)
 	VENV=$(VENV) bash .ci/install-competitors.sh
+
+# The interactive explorer: notebooks/explorer.py converted with jupytext (Voila does not serve
+# .py files) and served by Voila on 127.0.0.1; PORT=0 picks a free port.
+PORT ?= 8866
+explorer: $(STAMP)
+	$(PY) tools/serve_explorer.py --port $(PORT)
 
 # The benchmark datasets (docs/datasets.md): downloaded from their pinned public sources and
 # checked against their SHA-256; files already present are verified, not fetched again.
