@@ -102,7 +102,7 @@ test: $(STAMP)
 	$(PY) -m pytest -q $(PYTEST_ARGS)
 
 reproduce: $(EXECUTED)
-	@$(if $(NOTEBOOKS),echo "reproduce: ran $(words $(NOTEBOOKS)) notebook(s) with PROFILE=$(PROFILE); figures are in figures/",echo "reproduce: no notebooks in notebooks/ yet")
+	@$(if $(NOTEBOOKS),echo "reproduce: ran $(words $(NOTEBOOKS)) notebook(s) with PROFILE=$(PROFILE); figures are in $(if $(filter paper,$(PROFILE)),figures/,build/figures/)",echo "reproduce: no notebooks in notebooks/ yet")
 
 # FORCE: a notebook reads data and code beyond its own source, so it always reruns.
 build/notebooks/%.ipynb: notebooks/%.py $(STAMP) FORCE
