@@ -164,8 +164,9 @@ class Explorer(W.HBox):
         self.progress_text = W.HTML("")
         self.data_text = W.HTML("")
         self.rule_box = W.HTML(
-            "<div class='turs-note'><b>Type a rule / start from given rules</b>: coming with "
-            "<code>turs.parse_rule</code> and <code>fit(initial_rules=...)</code> (issue 18, part 4).</div>")
+            "<div class='turs-note'><b>Type a rule / start from given rules</b>: not in the app yet; from "
+            "Python: <code>model.with_rule(\"x1 >= 1 AND x2 < 0.8\")</code> or "
+            "<code>fit(X, y, initial_rules=[...])</code>.</div>")
         self.rule_box.add_class("turs-typed-rule-placeholder")
         self.compare_a = W.Dropdown(options=[], description="A", style={"description_width": "20px"},
                                     layout=L(width="48%"))
