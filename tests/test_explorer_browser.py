@@ -13,12 +13,10 @@ a screenshot of the screen to build/test-artifacts/explorer_*.png.
 Without /usr/bin/chromium (or playwright, voila, jupytext) the tests are skipped, saying why,
 unless TURS_REQUIRE_BROWSER=1, where that is a failure.
 """
+import importlib.util
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -42,39 +40,16 @@ def _missing(reason: str):
     pytest.skip(reason)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _load_serve_explorer():
+    """tools/serve_explorer.py (not a package): the test starts, waits for and stops Voila as
+    `make explorer` does."""
+    spec = importlib.util.spec_from_file_location("serve_explorer", REPO / "tools" / "serve_explorer.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def _wait_for_port(port: int, proc: subprocess.Popen, timeout: float) -> None:
-    """Wait for Voila's TCP port (a GET of / would start a kernel)."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"voila exited with code {proc.returncode} before listening")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.2)
-    raise TimeoutError(f"voila did not listen on 127.0.0.1:{port} within {timeout} s")
-
-
-def _stop(proc: subprocess.Popen) -> None:
-    """SIGTERM to Voila by its PID, wait up to 15 s, then kill its own process group."""
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            pass
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)  # the kernel it started, if still there
-    except (ProcessLookupError, PermissionError):
-        pass
-    proc.wait(timeout=15)
+serve = _load_serve_explorer()
 
 
 @pytest.fixture(scope="module")
@@ -86,12 +61,9 @@ def voila_url(tmp_path_factory):
             __import__(module)
         except ImportError:
             _missing(f"the Python package {module!r} is missing (pip install -e '.[dev,notebooks,explorer]')")
-    import jupytext
-
     tmp_path = tmp_path_factory.mktemp("voila")
-    notebook = tmp_path / "explorer.ipynb"
-    jupytext.write(jupytext.read(REPO / "notebooks" / "explorer.py"), notebook)
-    port = _free_port()
+    notebook = serve.convert(REPO / "notebooks" / "explorer.py", tmp_path / "explorer.ipynb")
+    port = serve.free_port()
     log = open(tmp_path / "voila.log", "w")
     env = dict(os.environ, MPLBACKEND="Agg")
     env.setdefault("NUMBA_CACHE_DIR", str(REPO / "build" / "numba_cache"))
@@ -100,14 +72,16 @@ def voila_url(tmp_path_factory):
          "--Voila.ip=127.0.0.1", "--VoilaConfiguration.extension_denylist=jupyterlab-jupytext"],
         cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
-        _wait_for_port(port, proc, timeout=30)
+        if not serve.wait_for_port(port, proc, timeout=30):  # (a GET of / would start a kernel)
+            raise RuntimeError(f"voila did not listen on 127.0.0.1:{port} within 30 s "
+                               f"(exit code {proc.poll()})")
         yield f"http://127.0.0.1:{port}/"
     except BaseException:
         log.flush()
         print((tmp_path / "voila.log").read_text()[-5000:])
         raise
     finally:
-        _stop(proc)
+        serve.stop(proc)
         log.close()
 
 
