@@ -5,10 +5,9 @@
   rule for the bottom-right block of ``make_overlap_blockade_data``, given the two existing
   rules. We recompute ``r`` of the target rule and ``R`` of the blocked literal ``X1 >= 1``
   from ``turs.mdl_score`` alone.
-* ``notebooks/tutorial_mdl_rule_sets.py``: the code length of one rule by hand and a fit on
-  iris; we recompute both totals independently.
+The tutorial's tests are in ``tests/test_tutorial.py``.
 
-Both run through ``tools/run_notebook.py`` (as ``make`` does) into a temporary folder; nothing
+It runs through ``tools/run_notebook.py`` (as ``make`` does) into a temporary folder; nothing
 is written into the repository.
 """
 from pathlib import Path
@@ -36,11 +35,6 @@ def run(notebook: str, out: Path) -> Path:
 @pytest.fixture(scope="module")
 def blockade(tmp_path_factory) -> Path:
     return run("fig3_1_overlap_blockade.py", tmp_path_factory.mktemp("fig3_1"))
-
-
-@pytest.fixture(scope="module")
-def tutorial(tmp_path_factory) -> Path:
-    return run("tutorial_mdl_rule_sets.py", tmp_path_factory.mktemp("tutorial"))
 
 
 def assert_written(folder: Path, names):
@@ -103,32 +97,3 @@ def test_fig3_1_summary_is_computed(blockade):
     assert (blocked["rank_R"] < blocked["rank_r"]).all()
     assert "ranks both blocked literals higher" in text
     assert f"rank {int(blocked.loc['X1 >= 1', 'rank_r'])} by r" in text
-
-
-# ------------------------------------------------------------------------- tutorial
-@pytest.mark.slow
-def test_tutorial_writes_its_files(tutorial):
-    assert_written(tutorial, ["tutorial_mdl_rule_sets_regret.png", "tutorial_mdl_rule_sets_overlap.png",
-                              "tutorial_mdl_rule_sets_rule_steps.csv", "tutorial_mdl_rule_sets_regret.csv",
-                              "tutorial_mdl_rule_sets_overlap.csv", "tutorial_mdl_rule_sets_iris.csv",
-                              "executed.ipynb"])
-
-
-@pytest.mark.slow
-def test_tutorial_totals_match_independent_computations(tutorial):
-    iris = pd.read_csv(tutorial / "tutorial_mdl_rule_sets_iris.csv").iloc[0]
-    X, y = load_bundled("sklearn-iris")
-    model = TURSClassifier().fit(X, y)
-    assert iris.total == pytest.approx(model.mdl_score_, abs=1e-9)
-    assert iris.n_rules == len(model.rules_)
-
-    steps = pd.read_csv(tutorial / "tutorial_mdl_rule_sets_rule_steps.csv").set_index("part")["bits"]
-    tiny = pd.DataFrame({"x1": np.arange(12.0), "x2": [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8.0],
-                         "x3": [2, 7, 1, 8, 2, 8, 1, 8, 2, 8, 4, 5.0]})
-    y_tiny = np.array([0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0])
-    bd = mdl_score([[Condition("x1", low=5.5), Condition("x2", high=5.5)]], tiny, y_tiny, model_encoding="thesis")
-    assert steps["total"] == pytest.approx(bd.total, abs=1e-9)
-    # hand values: log2 3 + log2 3 + (2 + log2 11) + (2 + log2 6). x2's quantile cuts are
-    # 1.5, 2.5, 3+, 4.5, 5+, 5+, 5.5 ("v+": just above v); the 6 rows with x1 >= 5.5 have
-    # x2 in [2, 8], which 2.5, 3+, 4.5, 5+, 5+ and 5.5 split.
-    assert steps["L(S)"] == pytest.approx(2 * np.log2(3) + 4 + np.log2(11) + np.log2(6), abs=1e-9)
