@@ -102,7 +102,9 @@ class Rule:
         return len(self.conditions)
 
     def condition_text(self) -> str:
-        return " AND ".join(str(c) for c in self.conditions) if self.conditions else "TRUE"
+        """The conditions joined by `` AND `` (:func:`printed_conditions`: a ``col != level``
+        implied by a ``col = other level`` of the rule is left out; the cover is the same)."""
+        return " AND ".join(str(c) for c in printed_conditions(self.conditions)) if self.conditions else "TRUE"
 
     def __str__(self) -> str:
         probs = ", ".join(
@@ -148,6 +150,34 @@ class ElseRule:
         probs = ", ".join(f"P({c})={p:.2f}" for c, p in zip(self.classes, self.probabilities))
         note = "" if self.coverage else ", no training instance: the training class distribution"
         return f"ELSE {probs} (n={self.coverage}{note})"
+
+
+def printed_conditions(conditions) -> list:
+    """The conditions a rule prints: all of them, in order, except each ``col != a`` on a
+    categorical column that has a ``col = b`` (``b`` another level) in the same rule, which
+    implies it (one value per row). The search can grow both (``colour != red``, then
+    ``colour = blue``); printing the stronger alone reads better and, parsed back
+    (:func:`turs.parse_rule`), covers exactly the same rows. The rule itself keeps every literal
+    (its model code counts them). Items that are not one-hot :class:`Condition` objects (text,
+    say) are kept as they are."""
+    conditions = list(conditions)
+    onehot = [c for c in conditions if isinstance(c, Condition) and c.is_onehot]
+    equal = {}
+    for c in onehot:
+        if c.low is not None:  # "col = level"
+            equal.setdefault(c.source, set()).add(_level_key(c.level))
+    out = []
+    for c in conditions:
+        if isinstance(c, Condition) and c.is_onehot and c.low is None:  # "col != level"
+            others = equal.get(c.source, set()) - {_level_key(c.level)}
+            if others:
+                continue
+        out.append(c)
+    return out
+
+
+def _level_key(level):
+    return (type(level).__name__, str(level))
 
 
 #: Significant digits of a printed threshold unless the training data need more (print_digits).
