@@ -22,7 +22,8 @@ __all__ = ["LABELS", "QUICK_SKIP", "REFERENCE_RUNS_COPY", "THESIS_NAMES", "commi
            "markdown", "mean_table", "output_dir", "parse_list", "read_committed", "reference_runs", "repo_root",
            "save_figure", "thesis_table"]
 
-#: Benchmark algorithm name -> the thesis' column name (Tables 3.3 and 3.5).
+#: Benchmark algorithm name -> the thesis' column name (Tables 3.3 and 3.5); other algorithms
+#: (the seed papers' learners, TURS' ablations) take their label from :mod:`turs.style`.
 LABELS = {"turs": "TURS", "cart": "CART", "c45": "C45", "ripper": "RIPPER", "cn2": "CN2",
           "classy": "CLASSY", "brs": "BRS", "brl": "BRL", "rulefit": "RuleFit", "oner": "OneR"}
 
@@ -42,8 +43,14 @@ QUICK_SKIP = {
 
 
 def label(algorithm: str) -> str:
-    """The thesis' name of a benchmark algorithm (``"c45"`` -> ``"C45"``); unknown names unchanged."""
-    return LABELS.get(algorithm, algorithm)
+    """The thesis' name of a benchmark algorithm (``"c45"`` -> ``"C45"``), else its label in
+    :data:`turs.style.ALGORITHM_STYLES` (``"lire"`` -> ``"LIRE"``); unknown names unchanged."""
+    if algorithm in LABELS:
+        return LABELS[algorithm]
+    from .style import ALGORITHM_STYLES
+
+    style = ALGORITHM_STYLES.get(algorithm)
+    return style.label if style is not None else algorithm
 
 
 def parse_list(value, cast=str) -> list | None:
@@ -116,7 +123,8 @@ def read_committed(path) -> pd.DataFrame:
 
 
 def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, folds=None, datasets=None,
-                timeout: float | None = 600.0, progress: bool = True, skip=None, table=None) -> pd.DataFrame:
+                timeout: float | None = 600.0, progress: bool = True, skip=None, table=None,
+                n_folds: int | None = None) -> pd.DataFrame:
     """Run the missing benchmark tasks of ``profile`` and return their summary.
 
     Parameters
@@ -137,6 +145,10 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
         profile, none otherwise. A skipped task that already has a record uses it; otherwise it
         gets a row with status ``"skipped"`` and the reason as ``message``.
 
+    n_folds : int, optional
+        Folds of the cross-validation, default 5 (the thesis'; the profile's folds). With another
+        value (e.g. 10, the seed papers' protocol) ``folds`` defaults to all of them and only
+        records of that ``n_folds`` are returned; the committed table (5-fold) is not used.
     table : path-like, optional
         The committed per-task table used with ``TURS_REPRODUCE_COMPUTE=0``; default
         :func:`committed_table` of ``profile`` (``data/results/paper_profile_tasks.csv``).
@@ -163,21 +175,31 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     prof = get_profile(profile)
     algorithms = parse_list(algorithms)
     datasets = parse_list(datasets) or list(prof.datasets)
-    folds = parse_list(folds, int) if folds is not None else list(prof.folds)
+    n_folds = N_FOLDS if n_folds is None else int(n_folds)
+    if n_folds < 2:
+        raise ValueError(f"n_folds must be at least 2. Got {n_folds}.")
+    if folds is not None:
+        folds = parse_list(folds, int)
+    else:
+        folds = list(prof.folds) if n_folds == N_FOLDS else list(range(n_folds))
+    bad = [f for f in folds if not 0 <= f < n_folds]
+    if bad:
+        raise ValueError(f"folds {bad} are outside 0..{n_folds - 1} of {n_folds}-fold CV; pass folds in that range.")
     out = Path(results_dir) if results_dir is not None else repo_root() / "results" / profile
     skip = dict(QUICK_SKIP if profile == "quick" else {}) if skip is None else dict(skip)
-    tasks = make_tasks(datasets, algorithms, folds=folds)
+    tasks = make_tasks(datasets, algorithms, folds=folds, n_folds=n_folds)
     committed = pd.DataFrame()
     if os.environ.get("TURS_REPRODUCE_COMPUTE", "1") == "0":
         table = Path(table) if table is not None else committed_table(profile)
+        use_table = table.is_file() and n_folds == N_FOLDS  # the committed table holds 5-fold records only
         absent = [t for t in tasks if not record_path(out, t.id).is_file()]
-        if absent and table.is_file():
+        if absent and use_table:
             rows = read_committed(table).set_index(["dataset", "fold", "algorithm"], drop=False)
             wanted = [(t.dataset, int(t.fold), t.algorithm) for t in absent]
             committed = rows.loc[[k for k in wanted if k in rows.index]].reset_index(drop=True)
             committed["source"] = str(table)
         have = set(zip(committed.get("dataset", []), committed.get("fold", []), committed.get("algorithm", [])))
-        reason = (f"no record in {out}{f' nor in {table.name}' if table.is_file() else ''} and "
+        reason = (f"no record in {out}{f' nor in {table.name}' if use_table else ''} and "
                   "TURS_REPRODUCE_COMPUTE=0 (run `make experiments` or drop COMPUTE=0)")
         skip = {**skip, **{(t.algorithm, t.dataset): reason for t in absent
                            if (t.algorithm, t.dataset) not in skip and (t.dataset, int(t.fold), t.algorithm) not in have}}
@@ -188,9 +210,9 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
             and ((t.algorithm, t.dataset) not in skip or record_path(out, t.id).is_file())]
     run(todo, out, n_jobs=n_jobs, timeout=timeout, progress=progress, probe_first=True)
     frame = summarize(out) if out.is_dir() else summarize([])
-    n_folds = pd.to_numeric(frame["n_folds"], errors="coerce").fillna(N_FOLDS) if "n_folds" in frame else N_FOLDS
+    rec_folds = pd.to_numeric(frame["n_folds"], errors="coerce").fillna(N_FOLDS) if "n_folds" in frame else N_FOLDS
     keep = (frame["dataset"].isin(datasets) & frame["algorithm"].isin(algorithms)
-            & frame["fold"].isin(folds) & (frame["settings"] == "{}") & (n_folds == N_FOLDS))  # not 10-fold records
+            & frame["fold"].isin(folds) & (frame["settings"] == "{}") & (rec_folds == n_folds))
     frame = frame[keep]
     skipped = [{"dataset": t.dataset, "fold": int(t.fold), "algorithm": t.algorithm, "settings": "{}",
                 "status": "skipped", "message": skip[(t.algorithm, t.dataset)]}

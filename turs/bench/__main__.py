@@ -4,6 +4,7 @@ Examples::
 
     python -m turs.bench run --profile quick --algorithms turs,cart --out results/
     python -m turs.bench run --profile paper --algorithms turs --timeout 300 --out results/
+    python -m turs.bench run --profile paper --algorithms submodular --n-folds 10 --datasets magic --out results/
     python -m turs.bench run --backend dask --scheduler tcp://127.0.0.1:8786 --out results/
     python -m turs.bench summarize --results results/ --out results/summary.csv
     python -m turs.bench compare --results results/ --out figures/turs_vs_thesis.csv
@@ -21,7 +22,7 @@ from .algorithms import list_algorithms
 from .profiles import PROFILES, get_profile
 from .runner import BACKENDS, run
 from .summary import compare, summarize, write_table
-from .tasks import make_tasks
+from .tasks import N_FOLDS, make_tasks
 
 
 def _csv(text: str) -> list[str]:
@@ -37,7 +38,11 @@ def _parser() -> argparse.ArgumentParser:
                    help="datasets and folds: quick (bundled data) or paper (30 thesis datasets); default quick")
     r.add_argument("--algorithms", default="turs", help="comma-separated registry names (default: turs); see `list`")
     r.add_argument("--datasets", default=None, help="comma-separated dataset names (default: the profile's)")
-    r.add_argument("--folds", default=None, help="comma-separated folds in 0..4 (default: the profile's)")
+    r.add_argument("--folds", default=None,
+                   help="comma-separated folds in 0..N_FOLDS-1 (default: the profile's, or all with --n-folds)")
+    r.add_argument("--n-folds", type=int, default=None,
+                   help="folds of the stratified cross-validation (default 5, the thesis'; e.g. 10 for the seed "
+                        "papers' protocol); its records are kept apart from the 5-fold ones")
     r.add_argument("--out", default="results", help="results directory (default: results)")
     r.add_argument("--n-jobs", type=int, default=2, help="worker processes for the joblib backend (default 2)")
     r.add_argument("--timeout", type=float, default=600.0, help="seconds per task, 0 for none (default 600)")
@@ -75,12 +80,24 @@ def _cmd_run(args) -> int:
         return 2
     profile = get_profile(args.profile)
     datasets = _csv(args.datasets) if args.datasets else list(profile.datasets)
-    folds = [int(f) for f in _csv(args.folds)] if args.folds else list(profile.folds)
+    n_folds = N_FOLDS if args.n_folds is None else args.n_folds
+    if n_folds < 2:
+        print(f"error: --n-folds must be at least 2. Got {n_folds}.", file=sys.stderr)
+        return 2
+    if args.folds:
+        folds = [int(f) for f in _csv(args.folds)]
+    else:
+        folds = list(profile.folds) if n_folds == N_FOLDS else list(range(n_folds))
+    bad = [f for f in folds if not 0 <= f < n_folds]
+    if bad:
+        print(f"error: --folds {args.folds} names fold(s) {bad} outside 0..{n_folds - 1} of {n_folds}-fold CV; "
+              f"pass folds in that range or a larger --n-folds.", file=sys.stderr)
+        return 2
     settings = json.loads(args.settings) if args.settings else {}
     if not isinstance(settings, dict):
         print(f"error: --settings must be a JSON object. Got {args.settings!r}.", file=sys.stderr)
         return 2
-    tasks = make_tasks(datasets, _csv(args.algorithms), folds, settings)
+    tasks = make_tasks(datasets, _csv(args.algorithms), folds, settings, n_folds=n_folds)
     result = run(tasks, args.out, n_jobs=args.n_jobs, timeout=args.timeout or None, force=args.force,
                  rerun_failed=args.rerun_failed, backend=args.backend, scheduler=args.scheduler,
                  progress=not args.no_progress, probe_first=args.probe_first)

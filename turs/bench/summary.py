@@ -47,8 +47,8 @@ def summarize(results: str | os.PathLike | list) -> pd.DataFrame:
         return pd.DataFrame(columns=columns)
     extra_cols = [c for c in frame.columns if c not in columns]
     frame = frame[[c for c in columns if c in frame.columns] + sorted(extra_cols)]
-    for col in ("roc_auc", "roc_auc_rp", "overlap_pct", "g", "n_literals", "n_rules", "fit_seconds",
-                "predict_seconds", "wall_seconds"):
+    for col in ("roc_auc", "roc_auc_rp", "overlap_pct", "g", "n_literals", "n_rules", "accuracy", "local_rules",
+                "local_literals", "fit_seconds", "predict_seconds", "wall_seconds"):
         frame[col] = pd.to_numeric(frame[col], errors="coerce").astype(float)
     return frame.sort_values(["dataset", "algorithm", "settings", "fold"], kind="stable").reset_index(drop=True)
 
@@ -74,7 +74,7 @@ def write_table(frame: pd.DataFrame, out: str | os.PathLike, parquet: bool = Tru
 #: The columns of a committed per-task table (:func:`export_tasks`): what the notebooks read.
 EXPORT_COLUMNS = ["dataset", "fold", "algorithm", "status", "message", "n_train", "n_test", "roc_auc", "roc_auc_rp",
                   "overlap_pct", "g", "n_rules", "n_literals", "fit_seconds", "mdl_score", "mdl_data_bits",
-                  "mdl_regret_bits", "mdl_model_bits"]
+                  "mdl_regret_bits", "mdl_model_bits", "accuracy", "local_rules", "local_literals"]
 
 
 def export_tasks(results: str | os.PathLike | list | pd.DataFrame, algorithms=None, datasets=None, folds=None,
