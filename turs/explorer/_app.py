@@ -293,7 +293,7 @@ class SearchExplorer(W.VBox):
             for i, c in enumerate(v.candidates(k, it, which)[:cap]):
                 opts[f"{which} #{i}: {' AND '.join(c['conditions'])}"] = (which, i)
         for i, c in enumerate(v.accepted_before(k)):
-            opts[f"rule R{i + 1}: {' AND '.join(c['conditions'])}"] = ("rule", i)
+            opts[f"rule R{i + 1}{' (given)' if c.get('given') else ''}: {' AND '.join(c['conditions'])}"] = ("rule", i)
         for d, c in (enumerate(v.trace.lineage(k)[1:], start=1) if v.search(k).get("lineage") else ()):
             opts[f"lineage step {d}: {' AND '.join(c['conditions'])}"] = ("lineage", d)
         return opts

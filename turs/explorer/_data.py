@@ -27,6 +27,8 @@ import math
 import numpy as np
 import pandas as pd
 
+from ._view import Exact
+
 JITTER = 0.32  # half-width of a categorical strip
 FEW_VALUES = 12  # a numeric column with at most this many values is drawn as jittered strips
 DRAW_SEED = 0
@@ -137,7 +139,8 @@ class DataView:
 
     # ------------------------------------------------------------------ regions
     def _literals_on(self, literals, column):
-        return [(int(j), int(a), int(b)) for j, a, b in literals if self.encoded[int(j)][0] == column]
+        return [lit if isinstance(lit, Exact) else (int(lit[0]), int(lit[1]), int(lit[2]))
+                for lit in literals if self.encoded[int(lit[0])][0] == column]
 
     def restricts(self, literals, column: str) -> bool:
         """Whether the rule has a literal on the (user's) column."""
@@ -146,8 +149,8 @@ class DataView:
     def interval(self, literals, column: str) -> tuple[float, float]:
         """``[low, high)`` of the rule on a numeric column (``-inf``/``inf`` when open)."""
         low, high = -math.inf, math.inf
-        for j, a, b in self._literals_on(literals, self._check(column)):
-            lo_j, hi_j = self.view.interval([(j, a, b)], j)
+        for lit in self._literals_on(literals, self._check(column)):
+            lo_j, hi_j = self.view.interval([lit], lit[0])
             low, high = max(low, lo_j), min(high, hi_j)
         return low, high
 
@@ -156,9 +159,12 @@ class DataView:
         levels = self.levels[self._check(column)]
         keep = set(range(len(levels)))
         index = {(str(lev) if self.view.model is None else lev): i for i, lev in enumerate(levels)}
-        for j, a, _ in self._literals_on(literals, column):
+        for lit in self._literals_on(literals, column):
+            j, a, _ = lit
             i = index[self.encoded[j][1]]
-            keep = keep & {i} if a >= 1 else keep - {i}  # bins [1, 2): "= level"; [0, 1): "!= level"
+            # bins [1, 2) / exact low 0.5: "= level"; bins [0, 1) / exact high 0.5: "!= level"
+            positive = (a is not None) if isinstance(lit, Exact) else a >= 1
+            keep = keep & {i} if positive else keep - {i}
         return sorted(keep)
 
     def spans(self, literals, column: str) -> list[tuple[float, float]]:

@@ -49,8 +49,8 @@ class _Bar:
         pass
 
 
-def _work(conn, X, y, settings):
-    """The worker: fit, send ``("done", model)`` or ``("error", text)``."""
+def _work(conn, X, y, settings, initial_rules=None):
+    """The worker: fit (from ``initial_rules`` when given), send ``("done", model)`` or ``("error", text)``."""
     try:
         import tqdm.auto
 
@@ -59,7 +59,7 @@ def _work(conn, X, y, settings):
         _Bar.conn = conn
         tqdm.auto.tqdm = _Bar
         params = dict(settings, record_trace=settings.get("record_trace", True), verbose=1)
-        model = TURSClassifier(**params).fit(X, y)
+        model = TURSClassifier(**params).fit(X, y, **({"initial_rules": initial_rules} if initial_rules else {}))
         conn.send(("done", model))
     except BaseException as exc:  # noqa: BLE001 - everything goes back to the page
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -70,10 +70,12 @@ def _work(conn, X, y, settings):
 class FitJob:
     """One fit in a worker process. ``FitJob(X, y, settings).start()``, then :meth:`poll`
     until :attr:`state` is ``"done"`` (:attr:`model`), ``"error"`` (:attr:`error`) or
-    ``"cancelled"``; :meth:`cancel` stops it at once."""
+    ``"cancelled"``; :meth:`cancel` stops it at once. ``initial_rules``: the search starts from
+    these rules (``fit(initial_rules=...)``: text or ``turs.Rule`` objects)."""
 
-    def __init__(self, X, y, settings: dict):
+    def __init__(self, X, y, settings: dict, initial_rules=None):
         self.X, self.y, self.settings = X, y, dict(settings)
+        self.initial_rules = list(initial_rules) if initial_rules else None
         self.state = "new"
         self.model = None
         self.error = None
@@ -87,7 +89,7 @@ class FitJob:
     def start(self) -> "FitJob":
         ctx = _context()
         parent, child = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_work, args=(child, self.X, self.y, self.settings), daemon=True)
+        self._proc = ctx.Process(target=_work, args=(child, self.X, self.y, self.settings, self.initial_rules), daemon=True)
         self.started = time.perf_counter()
         self._proc.start()
         child.close()

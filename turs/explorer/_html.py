@@ -8,9 +8,12 @@ from __future__ import annotations
 import html
 import math
 
+from .. import style
 from . import _explain
 
 FONT_PX = 15
+#: The selected row's outline: the candidate colour of the pictures (``turs.style.CANDIDATE``).
+SELECTED = style.CANDIDATE
 
 CSS = f"""
 <style>
@@ -27,9 +30,9 @@ CSS = f"""
 .turs-explorer table.turs-table td.turs-cond {{text-align: left; white-space: normal; min-width: 180px;
   max-width: 420px;}}
 .turs-explorer table.turs-table tr.turs-chosen td {{background: #fff3c4;}}
-.turs-explorer table.turs-table tr.turs-selected td {{border-top: 3px solid #CC79A7; border-bottom: 3px solid #CC79A7;}}
-.turs-explorer table.turs-table tr.turs-selected td:first-child {{border-left: 3px solid #CC79A7;}}
-.turs-explorer table.turs-table tr.turs-selected td:last-child {{border-right: 3px solid #CC79A7;}}
+.turs-explorer table.turs-table tr.turs-selected td {{border-top: 3px solid {SELECTED}; border-bottom: 3px solid {SELECTED};}}
+.turs-explorer table.turs-table tr.turs-selected td:first-child {{border-left: 3px solid {SELECTED};}}
+.turs-explorer table.turs-table tr.turs-selected td:last-child {{border-right: 3px solid {SELECTED};}}
 .turs-explorer table.turs-table caption {{text-align: left; font-weight: bold; padding: 4px 0;}}
 .turs-explorer .turs-scroll {{overflow-x: auto; max-width: 100%;}}
 .turs-explorer pre.turs-pre {{font-size: {FONT_PX - 1}px; margin: 0; white-space: pre-wrap;

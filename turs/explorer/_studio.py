@@ -21,6 +21,7 @@ import pandas as pd
 
 from . import _html
 from ._app import SearchExplorer
+from ._edit import RuleEditor
 from ._fit import FitJob
 
 #: The settings the controls set (``TURSClassifier`` parameters) and their defaults.
@@ -107,15 +108,19 @@ class Explorer(W.HBox):
         Share of the rows held out (stratified, ``random_state``) for the test ROC-AUC; 0: none.
     fit : bool, default True
         Fit at once (in this process) with the settings; else wait for Re-fit.
+    initial_rules : list, optional
+        Rules (text or ``turs.Rule``) the first fit starts from (``fit(initial_rules=...)``):
+        the searches go on around them (the overlap blockade of Fig. 3.1, say).
     **settings : ``TURSClassifier`` parameters of :data:`SETTINGS` (others are passed on too).
 
     Python API: ``load(name)``, ``refit(wait=False)``, ``cancel()``, ``job`` (the running
     :class:`~turs.explorer._fit.FitJob`), ``fits`` (every finished fit: name, settings, model,
-    summary), ``compare(a, b)`` (indices into ``fits``), ``explorer`` (the current SearchExplorer).
+    summary), ``compare(a, b)`` (indices into ``fits``), ``explorer`` (the current SearchExplorer),
+    ``editor`` (the Edit rules tab: ``editor.try_rule(text)``, ``remove(i)``, ``continue_search()``).
     """
 
     def __init__(self, X=None, y=None, *, dataset: str = "sim-local-testing", test_size: float = 0.3,
-                 random_state: int = 0, fit: bool = True, max_points: int = 5000, **settings):
+                 random_state: int = 0, fit: bool = True, max_points: int = 5000, initial_rules=None, **settings):
         super().__init__()
         self.test_size, self.random_state, self.max_points = float(test_size), int(random_state), int(max_points)
         self.extra = {k: v for k, v in settings.items() if k not in SETTINGS}
@@ -132,8 +137,9 @@ class Explorer(W.HBox):
         if fit:
             from turs import TURSClassifier
 
-            model = TURSClassifier(record_trace=True, **self.settings()).fit(self.X_train, self.y_train)
-            self._install(model, self.settings())
+            given = {"initial_rules": list(initial_rules)} if initial_rules else {}
+            model = TURSClassifier(record_trace=True, **self.settings()).fit(self.X_train, self.y_train, **given)
+            self._install(model, self.settings(), len(initial_rules or ()))
 
     # ------------------------------------------------------------------ layout
     def _build(self, s):
@@ -163,11 +169,10 @@ class Explorer(W.HBox):
         self.progress = W.FloatProgress(value=0, min=0, max=1, layout=L(width="100%"))
         self.progress_text = W.HTML("")
         self.data_text = W.HTML("")
-        self.rule_box = W.HTML(
-            "<div class='turs-note'><b>Type a rule / start from given rules</b>: not in the app yet; from "
-            "Python: <code>model.with_rule(\"x1 >= 1 AND x2 < 0.8\")</code> or "
-            "<code>fit(X, y, initial_rules=[...])</code>.</div>")
-        self.rule_box.add_class("turs-typed-rule-placeholder")
+        self.rule_box = W.Button(description="Type a rule / edit\u2026", layout=L(width="100%"),
+                                 tooltip="the Edit rules tab: type a rule and see the MDL change it makes")
+        self.rule_box.add_class("turs-open-edit")
+        self.editor = RuleEditor(self)
         self.compare_a = W.Dropdown(options=[], description="A", style={"description_width": "20px"},
                                     layout=L(width="48%"))
         self.compare_b = W.Dropdown(options=[], description="B", style={"description_width": "20px"},
@@ -175,8 +180,8 @@ class Explorer(W.HBox):
         self.compare_html = W.HTML("<div class='turs-explorer'>Re-fit with other settings to compare two fits.</div>")
         self.search_area = W.VBox([W.HTML("fitting\u2026")])
         self.tabs = W.Tab(children=[self.search_area, W.VBox([W.HBox([self.compare_a, self.compare_b]),
-                                                               self.compare_html])],
-                          titles=("Search", "Compare"), layout=L(flex="1 1 auto", min_width="0"))
+                                                               self.compare_html]), self.editor],
+                          titles=("Search", "Compare", "Edit rules"), layout=L(flex="1 1 auto", min_width="0"))
         side = W.VBox([
             W.HTML(_html.CSS + "<b>Data</b>"), self.dataset, W.HBox([self.upload, self.label_column]), self.use_csv,
             self.data_text, W.HTML("<b>Settings</b>"), self.beam_width, self.use_patience, self.use_local_test,
@@ -203,6 +208,7 @@ class Explorer(W.HBox):
         self.cancel_button.on_click(lambda _: self.cancel())
         self.compare_a.observe(lambda _: self._show_compare(), "value")
         self.compare_b.observe(lambda _: self._show_compare(), "value")
+        self.rule_box.on_click(lambda _: setattr(self.tabs, "selected_index", 2))
 
     def settings(self) -> dict:
         """The ``TURSClassifier`` parameters the controls show."""
@@ -270,14 +276,15 @@ class Explorer(W.HBox):
         self.refit()
 
     # -------------------------------------------------------------------- fits
-    def refit(self, wait: bool = False):
+    def refit(self, wait: bool = False, initial_rules=None):
         """Fit with the controls' settings in a worker process; the page stays responsive and
-        shows the progress. ``wait=True`` blocks until it ends (for scripts and tests)."""
+        shows the progress. ``wait=True`` blocks until it ends (for scripts and tests).
+        ``initial_rules``: the search starts from these rules (the Edit tab's Continue)."""
         with self._lock:
             if self.job is not None and self.job.state == "running":
                 self.job.cancel()
             settings = self.settings()
-            self.job = FitJob(self.X_train, self.y_train, settings).start()
+            self.job = FitJob(self.X_train, self.y_train, settings, initial_rules).start()
             self.refit_button.disabled, self.cancel_button.disabled = True, False
             self.progress.value, self.progress.bar_style = 0.05, "info"
             self.progress_text.value = "fitting\u2026"
@@ -309,7 +316,7 @@ class Explorer(W.HBox):
             if job.state == "done":
                 self.progress.value, self.progress.bar_style = 1.0, "success"
                 self.progress_text.value = f"fitted in {job.seconds:.1f} s: {len(job.model.rules_)} rules"
-                self._install(job.model, settings)
+                self._install(job.model, settings, len(job.initial_rules or ()))
             elif job.state == "cancelled":
                 self.progress.value, self.progress.bar_style = 0.0, "warning"
                 self.progress_text.value = f"cancelled after {job.seconds:.1f} s (the worker was stopped)"
@@ -325,15 +332,17 @@ class Explorer(W.HBox):
             job.cancel()
             self._after(job, None)
 
-    def _install(self, model, settings):
+    def _install(self, model, settings, n_given: int = 0):
         summary = fit_summary(model, self.X_train, self.y_train, self.X_test, self.y_test)
         changed = {k: v for k, v in settings.items() if SETTINGS.get(k, object()) != v}
         name = (f"fit {len(self.fits) + 1}: {self.data_name}, "
-                + (", ".join(f"{k}={v}" for k, v in changed.items()) or "defaults"))
+                + (", ".join(f"{k}={v}" for k, v in changed.items()) or "defaults")
+                + (f", from {n_given} given rule{'s' if n_given != 1 else ''}" if n_given else ""))
         self.fits.append({"name": name, "settings": dict(settings), "model": model, "summary": summary,
                           "data": self.data_name})
         self.explorer = SearchExplorer(model, self.X_train, self.y_train, max_points=self.max_points)
         self.search_area.children = [self.explorer]
+        self.editor.set_base(model)
         options = [(f["name"], i) for i, f in enumerate(self.fits)]
         self.compare_a.options, self.compare_b.options = options, options
         self.compare_a.value = max(len(self.fits) - 2, 0)

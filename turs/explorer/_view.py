@@ -32,6 +32,35 @@ TABLE_COLUMNS = ["conditions", "coverage", "coverage_uncovered", "r", "R", "buck
                  "aux_bucket", "aux_local_test", "mdl_after", "class_counts", "chosen"]
 
 
+class Exact(tuple):
+    """A literal given by its thresholds, ``(j, low, high)`` with ``low <= x < high`` on encoded
+    column ``j`` (``None``: open), as a model stores it (``model._literals_``). The trace's
+    literals are bin indices; rules given to the fit (``initial_rules``) or typed in the
+    explorer may lie off the cut points, so they are kept exactly in this form."""
+
+    __slots__ = ()
+
+    def __new__(cls, j, low, high):
+        return super().__new__(cls, (int(j), None if low is None else float(low),
+                                     None if high is None else float(high)))
+
+    def mask(self, values: np.ndarray) -> np.ndarray:
+        m = np.ones(len(values), dtype=bool)
+        if self[1] is not None:
+            m &= values >= self[1]
+        if self[2] is not None:
+            m &= values < self[2]
+        return m
+
+    def interval(self) -> tuple[float, float]:
+        return (-math.inf if self[1] is None else self[1]), (math.inf if self[2] is None else self[2])
+
+
+def exact_literals(literals) -> list:
+    """A model's literals ``[(j, low, high), ...]`` as :class:`Exact` literals."""
+    return [Exact(*lit) for lit in literals]
+
+
 def literal_key(literals) -> tuple:
     """A candidate's literals as a sorted tuple: the same rule whatever order they were added in."""
     return tuple(sorted((int(j), int(a), int(b)) for j, a, b in literals))
@@ -122,6 +151,23 @@ class TraceView:
             for j, cuts in enumerate(self.cuts):
                 self.bins[j] = np.searchsorted(cuts, self.X_encoded[:, j], side="right")
         self._kinds = self._column_kinds()
+        self.given = self._given_rules()
+
+    def _given_rules(self) -> list:
+        """The rules the fit started from (``fit(initial_rules=...)``): the model's first rules,
+        before those the searches accepted (the trace records the searches only), as
+        candidate-like dicts with :class:`Exact` literals and ``given=True``."""
+        m = self.model
+        if m is None or not hasattr(m, "rules_"):
+            return []
+        n_given = len(m.rules_) - sum(bool(s["accepted"]) for s in self.trace.searches)
+        out = []
+        for i in range(max(n_given, 0)):
+            rule = m.rules_[i]
+            out.append({"conditions": [str(c) for c in rule.conditions], "literals": exact_literals(m._literals_[i]),
+                        "coverage": rule.coverage, "class_counts": list(rule.class_counts), "given": True,
+                        "id": f"given-{i + 1}"})
+        return out
 
     # ------------------------------------------------------------------ input
     def _encode(self, X) -> np.ndarray:
@@ -255,8 +301,9 @@ class TraceView:
 
     # ---------------------------------------------------------------- rule set
     def accepted_before(self, k: int) -> list:
-        """The chosen candidate dicts of the rules accepted before search ``k`` (in order)."""
-        return [s["chosen"] for s in self.trace.searches[:k] if s["accepted"]]
+        """The chosen candidate dicts of the rules accepted before search ``k`` (in order), after
+        the rules the fit started from (:attr:`given`, when the model is known)."""
+        return self.given + [s["chosen"] for s in self.trace.searches[:k] if s["accepted"]]
 
     def mdl_before(self, k: int) -> float:
         """The MDL score of the rule set before search ``k`` (``k == n_searches``: after the last)."""
@@ -355,9 +402,10 @@ class TraceView:
     def interval(self, literals, j: int) -> tuple[float, float]:
         """``[low, high)`` of a rule on column ``j`` (the whole line when it has no literal on it)."""
         low, high = -math.inf, math.inf
-        for col, a, b in literals:
+        for lit in literals:
+            col, a, b = lit
             if int(col) == j:
-                lo_j, hi_j = literal_interval(self.cuts[j], int(a), int(b))
+                lo_j, hi_j = lit.interval() if isinstance(lit, Exact) else literal_interval(self.cuts[j], int(a), int(b))
                 low, high = max(low, lo_j), min(high, hi_j)
         return low, high
 
@@ -375,7 +423,11 @@ class TraceView:
         if not self.has_data:
             raise ValueError("No data: pass X and y to SearchExplorer to compute covers.")
         mask = np.ones(self.bins.shape[1], dtype=bool)
-        for j, a, b in literals:
+        for lit in literals:
+            j, a, b = lit
+            if isinstance(lit, Exact):
+                mask &= lit.mask(self.X_encoded[:, int(j)])
+                continue
             bj = self.bins[int(j)]
             mask &= (bj >= int(a)) & (bj < int(b))
         return mask

@@ -1,0 +1,274 @@
+"""The explorer's **Edit rules** tab: type a rule, see the MDL change it makes; remove a rule;
+continue the search from the edited rules (issue 18 section 4, issue 20 section 3).
+
+A student types a rule (``x1 >= 1.0 AND x2 < 0.8``, the text :func:`turs.parse_rule` reads)
+and presses Enter or **Try**: the rule is added to the working rule set with
+``model.with_rule(text)``, which re-estimates the rule set and scores it exactly (Eq. 3.20),
+and the tab shows the MDL score before and after and the change by part (model code ``L(M)``,
+data code, regret), the rule's cover on the data (the rows it covers drawn solid), and the
+rule set with the typed rules marked *yours*. A syntax error, an unknown column or level, or
+a rule that covers no row shows the library's own message. **Remove** takes the chosen rule
+out (``model.without_rule(i)``) with the same MDL display; **Continue the search from these
+rules** re-fits with ``fit(initial_rules=...)`` in the explorer's worker process (cancellable);
+**Reset** goes back to the fitted rules.
+"""
+from __future__ import annotations
+
+import ipywidgets as W
+
+from .. import style
+from . import _draw, _html
+from ._view import exact_literals
+
+#: The parts of the MDL score the tab shows: (label, MDLBreakdown attribute, meaning).
+PARTS = [("MDL score", "total", "the code length of the labels given the data, plus the rules' own (Eq. 3.20)"),
+         ("model code L(M)", "model_bits", "bits to send the rules themselves (Eq. 3.13-3.16)"),
+         ("data code", "data_bits", "-log2 of the labels' likelihood under the union estimates (Eq. 3.5)"),
+         ("regret", "regret_bits", "the NML regret of each rule's and the else-rule's labels (Eq. 3.10)")]
+
+
+def mdl_change(before, after) -> dict:
+    """``{part: {"before", "after", "change"}}`` of two fitted models' MDL scores (bits), the
+    parts of :data:`PARTS`; ``change`` is ``after - before`` (negative: the edit shortens the code)."""
+    out = {}
+    for _, key, _ in PARTS:
+        b, a = getattr(before.mdl_breakdown_, key), getattr(after.mdl_breakdown_, key)
+        out[key] = {"before": float(b), "after": float(a), "change": float(a) - float(b)}
+    return out
+
+
+def change_html(title: str, change: dict) -> str:
+    """The MDL change of one edit as a table and a sentence."""
+    rows = []
+    for label, key, meaning in PARTS:
+        c = change[key]
+        colour = style.BETTER if c["change"] < 0 else style.WORSE if c["change"] > 0 else "inherit"
+        bold = " style='font-weight:bold'" if key == "total" else ""
+        rows.append(f"<tr{bold} class='turs-part-{key}' title='{_html.esc(meaning)}'><td style='text-align:left'>"
+                    f"{label}</td><td>{c['before']:.2f}</td><td>{c['after']:.2f}</td>"
+                    f"<td style='color:{colour}'>{c['change']:+.2f}</td></tr>")
+    d = change["total"]["change"]
+    verdict = (f"The MDL score goes down by {-d:.2f} bits: this edit makes the code shorter, the search would "
+               "take it." if d < 0 else f"The MDL score goes up by {d:.2f} bits: this edit makes the code longer, "
+               "the search would not take it.")
+    return (f"<div class='turs-panel turs-rule-change'><b>{_html.esc(title)}</b>"
+            "<table class='turs-table'><thead><tr><th style='text-align:left'>bits</th><th>before</th>"
+            f"<th>after</th><th>change</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
+            f"<p>{_html.esc(verdict)}</p></div>")
+
+
+class RuleEditor(W.VBox):
+    """The Edit rules tab of an :class:`~turs.explorer.Explorer` (``app``).
+
+    Python API: ``try_rule(text)`` (returns the edited model, or None with :attr:`error` set),
+    ``remove(i)`` (0-based), ``continue_search(wait=False)`` (the app's worker-process re-fit
+    from these rules), ``reset()``; :attr:`model` (the working rule set, a fitted
+    ``TURSClassifier``), :attr:`base` (the fit it started from), :attr:`yours` (per rule: typed
+    here), :attr:`change` (the last edit's :func:`mdl_change`), :attr:`error` (the last error text).
+    """
+
+    def __init__(self, app):
+        super().__init__()
+        self.app = app
+        self.base = self.model = None
+        self.yours: list[bool] = []
+        self.change = None
+        self.error = None
+        self.highlight = None  # index of the rule to fill in the picture
+        self._tried = None
+        L = W.Layout
+        self.text = W.Text(placeholder="x1 >= 1.0 AND x2 < 0.8", continuous_update=False,
+                           description="rule", style={"description_width": "40px"}, layout=L(flex="1 1 auto"))
+        self.try_button = W.Button(description="Try", button_style="primary", layout=L(width="80px"),
+                                   tooltip="add the rule and show the MDL change (or press Enter)")
+        self.message = W.HTML()
+        self.result = W.HTML("<div class='turs-note'>Type a rule and press Enter or Try: the rule is added to the "
+                             "rule set below and scored exactly.</div>")
+        self.rules_html = W.HTML()
+        self.choice = W.Dropdown(options=[], description="rule", style={"description_width": "40px"},
+                                 layout=L(width="100%"))
+        self.remove_button = W.Button(description="Remove this rule", layout=L(width="48%"))
+        self.reset_button = W.Button(description="Reset", layout=L(width="48%"),
+                                     tooltip="back to the fitted rules")
+        self.continue_button = W.Button(description="Continue the search from these rules", button_style="success",
+                                        layout=L(width="100%"), tooltip="fit(initial_rules=...) in the worker")
+        self.x_feature = W.Dropdown(description="x", layout=L(width="290px"))
+        self.y_feature = W.Dropdown(description="y", layout=L(width="290px"))
+        self.plot = W.Image(format="png")
+        for cls, w in {"turs-rule-text": self.text, "turs-try-rule": self.try_button,
+                       "turs-rule-message": self.message, "turs-rule-result": self.result,
+                       "turs-edit-rules": self.rules_html, "turs-edit-choice": self.choice,
+                       "turs-remove-rule": self.remove_button, "turs-reset-edits": self.reset_button,
+                       "turs-continue-search": self.continue_button, "turs-edit-plot": self.plot,
+                       "turs-edit-x": self.x_feature, "turs-edit-y": self.y_feature}.items():
+            w.add_class(cls)
+        side = W.VBox([self.message, self.result, self.rules_html, self.choice,
+                       W.HBox([self.remove_button, self.reset_button]), self.continue_button],
+                      layout=L(flex="1 1 300px", min_width="300px"))
+        picture = W.VBox([W.HBox([self.x_feature, self.y_feature]), self.plot], layout=L(width="596px"))
+        self.children = [W.HTML("<div class='turs-note'>Type a rule on the data's columns (<code>=</code> / "
+                                "<code>!=</code> a level for a categorical column, <code>a &lt;= x &lt; b</code> "
+                                "for a numeric one; <code>AND</code> between conditions).</div>"),
+                         W.HBox([self.text, self.try_button]),
+                         W.HBox([picture, side], layout=L(flex_flow="row wrap", align_items="flex-start"))]
+        self.add_class("turs-explorer")
+        self.add_class("turs-rule-editor")
+        self.text.observe(lambda ch: self.try_rule(ch["new"]) if ch["new"].strip() else None, "value")
+        self.try_button.on_click(lambda _: self.try_rule(self.text.value))
+        self.remove_button.on_click(lambda _: self.remove(self.choice.value) if self.choice.value is not None
+                                    else None)
+        self.reset_button.on_click(lambda _: self.reset())
+        self.continue_button.on_click(lambda _: self.continue_search())
+        self.choice.observe(self._on_choice, "value")
+        self._quiet = False
+        self.x_feature.observe(lambda _: None if self._quiet else self._draw(), "value")
+        self.y_feature.observe(lambda _: None if self._quiet else self._draw(), "value")
+
+    # ---------------------------------------------------------------- state
+    def set_base(self, model):
+        """Start editing from a new fit (the app calls this after each fit)."""
+        self.base = self.model = model
+        self.yours = [False] * len(model.rules_)
+        self.change, self.error, self.highlight, self._tried = None, None, None, None
+        data = self._data()
+        if data is not None:
+            options = [(f"{c} ({'categories' if data.kinds[c] == 'categorical' else 'numbers'})", c)
+                       for c in data.columns]
+            ex = self.app.explorer
+            self._quiet = True
+            try:
+                for w, value in ((self.x_feature, ex.x_feature.value), (self.y_feature, ex.y_feature.value)):
+                    if list(w.options) != options:
+                        w.options = options
+                    w.value = value
+            finally:
+                self._quiet = False
+        self.message.value = ""
+        self.result.value = ("<div class='turs-note'>Type a rule and press Enter or Try: the rule is added to the "
+                             "rule set below and scored exactly.</div>")
+        self._show()
+
+    def _data(self):
+        ex = self.app.explorer
+        return None if ex is None else ex.data
+
+    def _train(self, model) -> dict:
+        """The training data for an edit: none for a model that holds its rows (fitted or edited
+        in this process), the app's training split for one that came back from the worker."""
+        if getattr(model, "_train_Xe_", None) is not None:
+            return {}
+        return {"X": self.app.X_train, "y": self.app.y_train}
+
+    def _fail(self, exc):
+        self.error = str(exc)
+        self.message.value = f"<div class='turs-explorer'><pre class='turs-pre turs-fail'>{_html.esc(exc)}</pre></div>"
+
+    # ---------------------------------------------------------------- edits
+    def try_rule(self, text: str):
+        """Add the rule ``text`` to the working rule set; show the MDL change. Returns the new
+        model, or None (the error is shown and kept in :attr:`error`)."""
+        text = str(text).strip()
+        if self.model is None or not text or (text, len(self.yours)) == self._tried:
+            return None  # Enter then a click on Try (or a blur) would add it twice
+        self._tried = (text, len(self.yours))
+        before = self.model
+        try:
+            after = before.with_rule(text, **self._train(before))
+        except ValueError as exc:
+            self._fail(exc)
+            return None
+        self.error = None
+        self.message.value = ""
+        self.model = after
+        self.yours.append(True)
+        self.highlight = len(after.rules_) - 1
+        self.change = mdl_change(before, after)
+        self._tried = (text, len(self.yours))
+        self.result.value = change_html(f"Adding yours, R{len(after.rules_)}: {after.rules_[-1].condition_text()}",
+                                        self.change)
+        self._show()
+        return after
+
+    def remove(self, i: int):
+        """Take rule ``i`` (0-based) out of the working rule set; show the MDL change."""
+        before = self.model
+        try:
+            after = before.without_rule(int(i), **self._train(before))
+        except ValueError as exc:
+            self._fail(exc)
+            return None
+        removed = before.rules_[int(i)].condition_text()
+        self.error, self.message.value, self._tried = None, "", None
+        self.model = after
+        del self.yours[int(i)]
+        self.highlight = None
+        self.change = mdl_change(before, after)
+        self.result.value = change_html(f"Removing R{int(i) + 1}: {removed}", self.change)
+        self._show()
+        return after
+
+    def reset(self):
+        """Back to the fitted rules."""
+        if self.base is not None:
+            self.set_base(self.base)
+
+    def continue_search(self, wait: bool = False):
+        """Re-fit with the app's settings from the working rules (``fit(initial_rules=...)``), in
+        the worker process (Cancel stops it); returns the app's FitJob."""
+        if self.model is None:
+            return None
+        rules = list(self.model.rules_)
+        if not rules:
+            self._fail(ValueError("There is no rule to start from; type one, or press Re-fit to search from "
+                                  "the empty rule set."))
+            return None
+        self.message.value = (f"<div class='turs-note'>searching on from {len(rules)} rule"
+                              f"{'s' if len(rules) != 1 else ''} (progress on the left)\u2026</div>")
+        return self.app.refit(wait=wait, initial_rules=rules)
+
+    # ---------------------------------------------------------------- showing
+    def _on_choice(self, change):
+        if not self._quiet and change["new"] is not None and change["new"] != self.highlight:
+            self.highlight = change["new"]
+            self._draw()
+
+    def _show(self):
+        m = self.model
+        lines = []
+        for i, r in enumerate(m.rules_):
+            tag = " <span class='turs-yours'>yours</span>" if self.yours[i] else ""
+            cls = " class='turs-chosen'" if i == self.highlight else ""
+            lines.append(f"<tr{cls}><td>R{i + 1}{tag}</td><td class='turs-cond'>{_html.esc(r.condition_text())}</td>"
+                         f"<td>{_html.esc(', '.join(f'{p:.2f}' for p in r.probabilities))}</td>"
+                         f"<td>{r.coverage}</td></tr>")
+        classes = ", ".join(str(c) for c in m.classes_)
+        self.rules_html.value = (
+            f"<div class='turs-panel'><b>Rule set: {len(m.rules_)} rules, MDL score {m.mdl_score_:.2f} bits</b>"
+            "<div class='turs-scroll'><table class='turs-table'><thead><tr><th>rule</th>"
+            f"<th style='text-align:left'>conditions</th><th>P({_html.esc(classes)})</th><th>n</th></tr></thead>"
+            f"<tbody>{''.join(lines)}</tbody></table></div>"
+            "<style>.turs-yours {background: #fff3c4; padding: 0 3px; font-weight: bold;}</style></div>")
+        options = [(f"R{i + 1}{' (yours)' if self.yours[i] else ''}: {r.condition_text()}", i)
+                   for i, r in enumerate(m.rules_)]
+        self._quiet = True
+        try:
+            self.choice.options = options
+            self.choice.value = self.highlight if self.highlight is not None and options else None
+        finally:
+            self._quiet = False
+        self.remove_button.disabled = not options
+        self._draw()
+
+    def _draw(self):
+        data = self._data()
+        if data is None or self.model is None or self.x_feature.value is None:
+            self.plot.value = b""
+            return
+        lits = [exact_literals(lits) for lits in self.model._literals_]
+        k = self.highlight
+        rules = [(f"R{i + 1}", lits[i]) for i in range(len(lits)) if i != k]
+        selected = None if k is None or k >= len(lits) else (f"R{k + 1}" + (" yours" if self.yours[k] else ""),
+                                                              lits[k])
+        title = (f"edited rule set, {selected[0]} filled" if selected else "edited rule set")
+        self.plot.value = _draw.png(_draw.data_figure(data, self.x_feature.value, self.y_feature.value, rules,
+                                                      selected, max_points=self.app.max_points, title=title))
