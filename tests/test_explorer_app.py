@@ -75,3 +75,116 @@ def test_explore_a_dataframe_with_categories_and_a_csv():
         read_csv(csv, "nope")
     with pytest.raises(ValueError, match="at least one feature"):
         read_csv(b"a\n1\n2\n")
+
+
+# ------------------------------------------------------------------ the Edit rules tab
+@pytest.fixture(scope="module")
+def iris_app():
+    return Explorer(dataset="sklearn-iris")
+
+
+def _shown_changes(html):
+    """The (before, after, change) numbers of each MDL part row of the change table."""
+    import re
+
+    out = {}
+    for key in ("total", "model_bits", "data_bits", "regret_bits"):
+        row = re.search(rf"turs-part-{key}'.*?</tr>", html).group(0)
+        out[key] = [float(v) for v in re.findall(r"<td[^>]*>([+-]?\d+\.\d+)</td>", row)]
+    return out
+
+
+def test_typed_rule_shows_the_mdl_change_of_with_rule(iris_app):
+    ed = iris_app.editor
+    ed.reset()
+    base = ed.model
+    text = "petal length (cm) >= 5 AND petal width (cm) < 1.8"
+    ed.text.value = text  # Enter (the text box sends its value on Enter or when it loses focus)
+    expected = base.with_rule(text, X=iris_app.X_train, y=iris_app.y_train)
+    assert ed.model is not base and len(ed.model.rules_) == len(base.rules_) + 1 and ed.yours[-1]
+    assert ed.change["total"]["change"] == pytest.approx(expected.mdl_score_ - base.mdl_score_, abs=1e-9)
+    assert ed.change["total"]["change"] == pytest.approx(6.2996, abs=1e-3)  # pinned: the rule costs bits here
+    for key in ("model_bits", "data_bits", "regret_bits"):
+        want = getattr(expected.mdl_breakdown_, key) - getattr(base.mdl_breakdown_, key)
+        assert ed.change[key]["change"] == pytest.approx(want, abs=1e-9)
+    shown = _shown_changes(ed.result.value)
+    assert shown["total"] == [round(base.mdl_score_, 2), round(expected.mdl_score_, 2),
+                              round(expected.mdl_score_ - base.mdl_score_, 2)]
+    assert sum(shown[k][2] for k in ("model_bits", "data_bits", "regret_bits")) == pytest.approx(shown["total"][2],
+                                                                                                   abs=0.02)
+    assert "goes up by 6.30 bits" in ed.result.value
+    assert "yours" in ed.rules_html.value and "petal length (cm) &gt;= 5 AND petal width (cm) &lt; 1.8" in \
+        ed.rules_html.value
+    assert len(ed.plot.value) > 10_000 and ed.highlight == len(base.rules_)
+    # the Try button after Enter (or a blur) does not add the rule twice
+    ed.try_button.click()
+    assert len(ed.model.rules_) == len(base.rules_) + 1
+    # removing the typed rule brings the score back, exactly
+    before = ed.model
+    ed.remove(len(base.rules_))
+    assert ed.model.mdl_score_ == pytest.approx(base.mdl_score_, abs=1e-9)
+    assert ed.change["total"]["change"] == pytest.approx(base.mdl_score_ - before.mdl_score_, abs=1e-9)
+    assert "Removing R3" in ed.result.value and "goes down by 6.30 bits" in ed.result.value
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("petal length (cm) >= 5 AND", "Cannot parse the rule"),
+    ("petals >= 1", "has a condition on the column 'petals', which the model's data do not have"),
+    ("petal length (cm) >= 50", "covers no training row"),
+])
+def test_a_bad_typed_rule_shows_the_library_error(iris_app, text, fragment):
+    ed = iris_app.editor
+    ed.reset()
+    n = len(ed.model.rules_)
+    assert ed.try_rule(text) is None
+    assert fragment in ed.error and "Traceback" not in ed.message.value
+    assert _html_esc(fragment) in ed.message.value and "turs-fail" in ed.message.value
+    assert len(ed.model.rules_) == n and ed.change is None
+
+
+def _html_esc(text):
+    import html
+
+    return html.escape(text)
+
+
+def test_remove_a_fitted_rule_and_continue_the_search_from_the_rest(iris_app):
+    ed = iris_app.editor
+    ed.reset()
+    base = ed.model
+    ed.choice.value = 0
+    ed.remove_button.click()
+    expected = base.without_rule(0, X=iris_app.X_train, y=iris_app.y_train)
+    assert ed.change["total"]["change"] == pytest.approx(expected.mdl_score_ - base.mdl_score_, abs=1e-9)
+    assert ed.change["total"]["change"] > 0  # the search's rule paid for itself
+    kept = [r.condition_text() for r in ed.model.rules_]
+    n_fits = len(iris_app.fits)
+    job = ed.continue_search(wait=True)
+    assert job.state == "done" and len(iris_app.fits) == n_fits + 1
+    fit = iris_app.fits[-1]
+    assert fit["name"].endswith(f"from {len(kept)} given rule" + ("s" if len(kept) != 1 else ""))
+    # the search started from the kept rules (first, unchanged) and found the removed one again
+    assert [r.condition_text() for r in fit["model"].rules_][:len(kept)] == kept
+    assert fit["model"].mdl_score_ == pytest.approx(base.mdl_score_, abs=1e-6)
+    # the search view draws the given rules too (the trace records only the searches)
+    view = iris_app.explorer.view
+    assert [c["conditions"] for c in view.given] == [[str(c) for c in r.conditions] for r in ed.base.rules_[:len(kept)]]
+    assert view.cover_mask(view.given[0]["literals"]).sum() == fit["model"].rules_[0].coverage
+    assert ed.base is fit["model"] and ed.yours == [False] * len(fit["model"].rules_)
+
+
+def test_the_first_fit_can_start_from_given_rules():
+    from turs.datasets import make_overlap_blockade_data
+
+    X, y = make_overlap_blockade_data(n=600, seed=0)
+    app = explore(X, y, test_size=0, initial_rules=["X1 < 1 AND X2 < 1.4", "X1 >= 0.6 AND X2 >= 0.8"])
+    model = app.fits[-1]["model"]
+    assert [r.condition_text() for r in model.rules_[:2]] == ["X1 < 1 AND X2 < 1.4", "X1 >= 0.6 AND X2 >= 0.8"]
+    assert app.fits[-1]["name"].endswith("from 2 given rules")
+    e = app.explorer
+    assert [c.get("given") for c in e.view.accepted_before(0)] == [True, True]
+    assert "2 rules" in e.ruleset_text().splitlines()[0]  # rule search 1 starts after the two given rules
+    given_only = model
+    while len(given_only.rules_) > 2:
+        given_only = given_only.without_rule(-1)
+    assert e.view.mdl_before(0) == pytest.approx(given_only.mdl_score_, abs=1e-6)
