@@ -9,7 +9,7 @@ import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import edit, model_file
+from . import edit, guided, model_file
 from .model_file import pattern_counts, union_counts
 from .parse import ResolvedRule, resolve_rules
 from ._validation import _as_frame, _check_y
@@ -92,6 +92,23 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         ``docs/spec-notes.md``.
     max_rules : int or None, default None
         An upper bound on the number of rules (None: stop only when the score stops improving).
+    preferred_features : list of str (or int positions) or None, default None
+        Columns of ``X`` (the DataFrame's names; a categorical column's one-hot literals count
+        as that column) a domain expert trusts (issue 20, S-CLASSY's Algorithm 1 for rule
+        sets): before each rule search, one search per preferred column not yet used,
+        restricted to rules with a literal on it; the best of those (by ``r``) is added if the
+        search's own acceptance rule accepts it, and the columns it uses leave the preferred
+        set. None or ``[]``: the ordinary fit. See ``docs/guided.md``.
+    preferred_fallback : bool, default True
+        When no preferred candidate is accepted: run the ordinary search (True), so preferences
+        change which rules are found but never end the fit while an acceptable rule exists; or,
+        as S-CLASSY prints it, run it only when no preferred search found any candidate and
+        otherwise end the fit (False).
+    forbidden_features : list of str (or int positions) or None, default None
+        Columns no rule may use.
+    max_rule_length : int or None, default None
+        The most literals a rule may have (a candidate with this many is not grown further;
+        the trace's stop reason ``"max_rule_length"`` marks where that ended a search).
     record_trace : bool or {"full", "compact"}, default False
         Keep the search trace in ``trace_`` (for the explorer and Fig. 3.6); True is "full"
         (every candidate), "compact" the chosen path, the runner-up and each iteration's best.
@@ -121,7 +138,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, beam_width=10, n_cut_points=20, use_patience=True, use_local_test=True,
                  use_auxiliary_beam=True, local_test_fallback=False, search="turs2", score="learning_speed", k_stop=5,
-                 model_encoding="turs2", max_rules=None, record_trace=False, random_state=None, verbose=0):
+                 model_encoding="turs2", max_rules=None, record_trace=False, random_state=None, verbose=0,
+                 preferred_features=None, preferred_fallback=True, forbidden_features=None, max_rule_length=None):
         self.beam_width = beam_width
         self.n_cut_points = n_cut_points
         self.use_patience = use_patience
@@ -136,6 +154,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.record_trace = record_trace
         self.random_state = random_state
         self.verbose = verbose
+        self.preferred_features = preferred_features
+        self.preferred_fallback = preferred_fallback
+        self.forbidden_features = forbidden_features
+        self.max_rule_length = max_rule_length
 
     def get_params(self, deep=True):
         params = super().get_params(deep=deep)
@@ -176,6 +198,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         if self._score_param not in _SCORES:
             raise ValueError(f"The 'score' parameter of TURSClassifier must be one of {_SCORES}. "
                              f"Got {self._score_param!r} instead.")
+        guided.check_guidance(self.preferred_features, self.forbidden_features, self.max_rule_length,
+                              self.preferred_fallback)
 
     # ------------------------------------------------------------------------ fit
     def fit(self, X, y, initial_rules=None):
@@ -205,8 +229,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.encoder_ = FeatureEncoder(n_cut_points=self.n_cut_points).fit(Xf)
         self.encoder_.from_dataframe_ = isinstance(X, pd.DataFrame)
         Xe = self.encoder_.transform(Xf)
+        constraints = guided.search_constraints(self, self.encoder_)  # unknown column names raise here
         fixed = [] if initial_rules is None else resolve_rules(
             initial_rules, self.encoder_, Xe, self.model_encoding)
+        guided.check_given_rules(fixed, constraints, self.encoder_)
         self._digits_ = edit.print_digits_table(self.encoder_, Xe, [r.literals for r in fixed])
         data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
                           self.encoder_.binary_, len(self.classes_), self.model_encoding)
@@ -229,7 +255,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         initial = RuleSetState(data, fixed).total
         try:
             state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress,
-                                             trace=trace_mode(self.record_trace), initial_rules=fixed)
+                                             trace=trace_mode(self.record_trace), initial_rules=fixed,
+                                             constraints=constraints)
         finally:
             if bar is not None:
                 bar.close()

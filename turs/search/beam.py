@@ -30,6 +30,44 @@ class SearchSettings:
 SEARCHES = tuple(POLICIES)
 
 
+@dataclass
+class SearchConstraints:
+    """What a user asks of the rules (issue 20, ``docs/guided.md``), on the encoded columns.
+
+    ``forbidden``: a bool per encoded column, no growth uses a column marked True.
+    ``max_rule_length``: a candidate with this many literals is not grown further (neither a new
+    literal nor a refinement of one of its literals); the search trace says where that ended a
+    search (stop reason ``"max_rule_length"``).
+    ``preferred``: ``(name, mask)`` per preferred source column, ``mask`` a bool per encoded
+    column (a categorical column's one-hot columns are one source column); before each rule
+    search, one search per remaining preferred column, restricted to rules with a literal on it
+    (:func:`search_rule`'s ``require``), S-CLASSY's Algorithm 1 for unordered rule sets.
+    ``preferred_fallback``: when no preferred candidate is accepted, run the unrestricted
+    search (True), or, as S-CLASSY prints it, only when no preferred search found any
+    candidate, and else end the fit (False).
+    """
+
+    forbidden: np.ndarray | None = None
+    max_rule_length: int | None = None
+    preferred: tuple = ()
+    preferred_fallback: bool = True
+
+
+def _allowed_growths(g: Growths, base: Candidate, constraints: SearchConstraints | None,
+                     require: np.ndarray | None) -> np.ndarray | None:
+    """Which growths of ``base`` the constraints let either beam take (None: all): none on a
+    forbidden column, and, for a search restricted to a preferred column (``require``, a bool
+    per encoded column), from the empty rule only growths on that column, so that every
+    candidate of the search has a literal on it (literals are never removed)."""
+    mask = None
+    if constraints is not None and constraints.forbidden is not None:
+        mask = ~constraints.forbidden[g.feat]
+    if require is not None and not base.literals:
+        first = require[g.feat]
+        mask = first if mask is None else mask & first
+    return mask
+
+
 def _main_beam_eligible(g: Growths, base: Candidate, state: RuleSetState, settings: SearchSettings,
                         mask: np.ndarray | None = None) -> np.ndarray:
     """Which growths of ``base`` the main beam may take: those that pass the local test (all of
@@ -64,9 +102,13 @@ def _builder(data: SearchData, recorder=None):
     return build
 
 
-def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchRecorder | None = None):
+def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchRecorder | None = None,
+                constraints: SearchConstraints | None = None, require: np.ndarray | None = None):
     """Grow the next rule (Algorithm 4) with the policy of ``settings.search``. Returns
     ``(best_candidate_or_None, pool)``, ``pool`` the candidates the best was chosen from.
+    ``constraints`` (:class:`SearchConstraints`) and ``require`` (a bool per encoded column:
+    the first literal must be on one of them) mask growths before both beams; without them
+    the search is the unconstrained one, step for step.
 
     Per iteration: every base's growths are scored (``score_growths``); each beam takes the
     base's proposals (best per patience bucket among the growths that pass its local test) and
@@ -84,16 +126,25 @@ def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchR
         recorder.start(bases[0])
     pool: list[Candidate] = []
     progress = Progress()
+    limit = constraints.max_rule_length if constraints is not None else None
     for it in range(settings.max_iterations):
         main_sel: list[tuple] = []  # (score, coverage, key, growths, index): built after reduction
         aux_sel: list[tuple] = []
         if recorder is not None:
             recorder.start_iteration(it)
+        at_limit = 0  # bases with max_rule_length literals: not grown
         for base in bases:
+            if limit is not None and len(base.literals) >= limit:
+                at_limit += 1
+                continue
             g = score_growths(base, state, W, settings.score, policy.name)
             if g is None:
                 continue
             main_mask, aux_mask = policy.main_mask(g), policy.aux_mask(g)
+            allowed = _allowed_growths(g, base, constraints, require) if (constraints or require is not None) else None
+            if allowed is not None:
+                main_mask = allowed if main_mask is None else main_mask & allowed
+                aux_mask = aux_mask & allowed
             ok = _main_beam_eligible(g, base, state, settings, main_mask)
             main_sel.extend(policy.proposals(g, g.r, g.cov, g.bucket, ok, settings, data))
             if aux_on:
@@ -111,6 +162,11 @@ def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchR
                 recorder.end_iteration(beam, aux_beam, main_sel, aux_sel, best_r, best_R, progress.worse, build)
                 rejected = recorder.iterations[-1].n_rejected + recorder.iterations[-1].n_aux_rejected
                 recorder.stop = {"reason": "all_growths_rejected" if rejected else "beam_empty", "iteration": it}
+                if at_limit:
+                    if at_limit == len(bases):
+                        recorder.stop["reason"] = "max_rule_length"
+                    recorder.stop.update(max_rule_length=limit, bases_at_max_rule_length=at_limit,
+                                         n_bases=len(bases))
             break
         policy.update(progress, beam, aux_beam, best_r, best_R, aux_on)
         stopping = policy.stops(progress, settings.k_stop)
@@ -145,7 +201,7 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
 
 # ------------------------------------------------------------------------ Algorithm 3
 def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, describe=None,
-                   progress=None, trace=None, initial_rules=()):
+                   progress=None, trace=None, initial_rules=(), constraints: SearchConstraints | None = None):
     """Add rules while the MDL score decreases (Algorithm 3). With ``search="turs2"``: while the
     chosen rule's ``r`` is positive, as the authors' code decides; ``r`` of a refined literal
     uses the model code that code charges while searching (``_placeholder_model_bits``), so
@@ -159,24 +215,55 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
     ``initial_rules``: rules the search starts from (``M`` before the first search; objects with
     ``rows``, ``coverage`` and ``model_bits``, e.g. :class:`turs.parse.ResolvedRule` or the
     rules of an earlier state); they stay in the rule set and count towards ``max_rules``.
+
+    ``constraints`` (:class:`SearchConstraints`): forbidden columns, a rule-length limit and
+    preferred columns. With preferred columns, each rule search first runs one search per
+    remaining preferred column (S-CLASSY's Algorithm 1, lines 4-6) and takes the best
+    candidate by ``r``; if the policy accepts it, it is added, else the unrestricted search
+    runs (``preferred_fallback``; see :class:`SearchConstraints`). A column leaves the
+    preferred set when a rule with a literal on it enters the rule set (given rules too).
+    Each search's entry then says which search found its rule (``"search"``: ``"preferred"``
+    or ``"full"``, ``"preferred_feature"``) and what each preferred search found
+    (``"preferred_searches"``).
     """
     policy = POLICIES[settings.search]
     mode = trace or ("full" if describe is not None else None)
     state = RuleSetState(data, list(initial_rules))
+    remaining = list(constraints.preferred) if constraints is not None else []
+    remaining = _unused(remaining, state.rules)
     searches = []
     while max_rules is None or state.K < max_rules:
-        recorder = SearchRecorder(state.K, mode, describe) if mode else None
-        best, pool = search_rule(state, settings, recorder)
-        accepted = policy.accepts(best, state)
+        log = chosen_from = None
+        run_full = True
+        if remaining:
+            best, pool, recorder, log, chosen_from = _preferred_search(state, settings, constraints, remaining,
+                                                                        mode, describe)
+            accepted = policy.accepts(best, state)
+            # accepted: added; not accepted: the full search (the fallback, or no preferred
+            # candidate at all), or, as S-CLASSY prints it, the end of the fit
+            run_full = not accepted and (constraints.preferred_fallback or best is None)
+            if run_full:
+                chosen_from = None
+        if run_full:
+            recorder = SearchRecorder(state.K, mode, describe) if mode else None
+            best, pool = search_rule(state, settings, recorder, constraints)
+            accepted = policy.accepts(best, state)
         entry = {"rule_index": state.K, "iterations": [], "chosen": None,
                  "accepted": bool(accepted), "mdl_before": state.total}
+        if log is not None:
+            entry.update(search="preferred" if chosen_from is not None else "full", preferred_feature=chosen_from,
+                         preferred_searches=log)
         before = state
         if accepted:
             state = RuleSetState(data, state.rules + [best])
             entry["mdl_after"] = state.total
             entry["coverage_after"] = state.coverage
+            remaining = _unused(remaining, [best])
         if recorder is not None:
             _record_search(entry, recorder, before, state if accepted else None, best, pool, policy)
+            if chosen_from is not None and not accepted:  # S-CLASSY as printed: the fit ends here
+                entry["fit_stop"]["reason"] = "preferred_rule_not_accepted"
+                entry["fit_stop"]["preferred_feature"] = chosen_from
         searches.append(entry)
         if progress is not None:
             progress(state)
@@ -185,6 +272,33 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
     if mode and searches and searches[-1]["accepted"]:
         searches[-1]["fit_stop"] = {"reason": "max_rules", "max_rules": max_rules}
     return state, searches
+
+
+def _unused(preferred, rules):
+    """The preferred ``(name, mask)`` pairs none of ``rules`` has a literal on."""
+    used = {int(lit[0]) for r in rules for lit in r.literals}
+    return [(name, mask) for name, mask in preferred if not any(mask[j] for j in used)]
+
+
+def _preferred_search(state, settings, constraints, remaining, mode, describe):
+    """One search per remaining preferred column, restricted to rules with a literal on it.
+    Returns ``(best, pool, recorder, log, feature)``: the best candidate by ``r`` (the first
+    column on ties), its search's pool and recorder, one dict per search (``feature``,
+    ``found``, ``r``, ``mdl_after``, ``literals``) and the column of the best (None: no
+    candidate)."""
+    best = pool = recorder = feature = None
+    log = []
+    for name, mask in remaining:
+        rec = SearchRecorder(state.K, mode, describe) if mode else None
+        cand, cand_pool = search_rule(state, settings, rec, constraints, require=mask)
+        log.append({"feature": name, "found": cand is not None,
+                    "r": _num(cand.r) if cand is not None else None,
+                    "mdl_after": _num(cand.total_after) if cand is not None else None,
+                    "literals": [[int(j), int(a), int(b)] for j, a, b in cand.literals] if cand is not None else None,
+                    "stop": dict(rec.stop) if rec is not None else None})
+        if cand is not None and (best is None or cand.r > best.r):
+            best, pool, recorder, feature = cand, cand_pool, rec, name
+    return best, pool, recorder, log, feature
 
 
 def _record_search(entry, recorder, before, after, best, pool, policy):

@@ -27,9 +27,9 @@ from .state import RuleSetState
 TRACE_MODES = ("full", "compact")
 
 #: The reasons a rule search stops (``stop["reason"]``).
-SEARCH_STOPS = ("beam_empty", "all_growths_rejected", "no_improvement_k_stop", "max_iterations")
+SEARCH_STOPS = ("beam_empty", "all_growths_rejected", "no_improvement_k_stop", "max_iterations", "max_rule_length")
 #: The reasons the fit stops (``fit_stop["reason"]`` of the last search).
-FIT_STOPS = ("rule_not_accepted", "no_candidate", "max_rules")
+FIT_STOPS = ("rule_not_accepted", "no_candidate", "max_rules", "preferred_rule_not_accepted")
 
 
 def _num(v):
