@@ -253,3 +253,31 @@ def test_guidance_round_trips_through_clone_and_the_model_file():
     bad["params"]["max_rule_length"] = 0
     with pytest.raises(ValueError, match=r"params.max_rule_length"):
         TURSClassifier.from_json(json.dumps(bad))
+
+
+# ------------------------------------------- the harness metric of S-CLASSY's evaluation
+def test_weighted_roc_auc_weighs_the_one_vs_rest_aucs_by_class_frequency():
+    from sklearn.metrics import roc_auc_score
+
+    from turs.bench.metrics import roc_auc, weighted_roc_auc
+
+    y = np.array([0, 0, 0, 0, 1, 1, 2, 2])
+    p = np.array([[.8, .1, .1], [.6, .3, .1], [.3, .4, .3], [.2, .2, .6],
+                  [.5, .4, .1], [.1, .8, .1], [.3, .3, .4], [.2, .1, .7]])
+    # by hand, counting ordered pairs (ties 1/2): AUC(class 0) = 12/16, AUC(1) = 11.5/12, AUC(2) = 11/12
+    assert weighted_roc_auc(y, p, [0, 1, 2]) == pytest.approx(0.5 * 12 / 16 + 0.25 * 11.5 / 12 + 0.25 * 11 / 12)
+    assert weighted_roc_auc(y, p, [0, 1, 2]) == pytest.approx(roc_auc_score(y, p, multi_class="ovr",
+                                                                            average="weighted"))
+    assert weighted_roc_auc(y, p, [0, 1, 2]) != pytest.approx(roc_auc(y, p, [0, 1, 2]))
+    # a class absent from the fold is left out and the weights renormalised over the others
+    keep = y != 1
+    sub = p[keep]
+    assert weighted_roc_auc(y[keep], sub, [0, 1, 2]) == pytest.approx(
+        (4 * roc_auc_score(y[keep] == 0, sub[:, 0]) + 2 * roc_auc_score(y[keep] == 2, sub[:, 2])) / 6)
+    b = np.array([.9, .2, .6, .4, .7])
+    yb = np.array(["y", "n", "y", "n", "n"])
+    pb = np.column_stack([1 - b, b])
+    assert weighted_roc_auc(yb, pb, ["n", "y"]) == pytest.approx(roc_auc(yb, pb, ["n", "y"])) == pytest.approx(5 / 6)
+    assert np.isnan(weighted_roc_auc(np.zeros(3, int), p[:3], [0, 1, 2]))
+    with pytest.raises(ValueError, match="shape"):
+        weighted_roc_auc(y, p[:, :2], [0, 1, 2])

@@ -7,6 +7,8 @@ same code.
 
 * :func:`roc_auc`: test ROC-AUC (Section 3.6.2); binary: the score of ``classes[1]``;
   multiclass: the "macro" one-vs-rest mean over the classes present in ``y_true``.
+* :func:`weighted_roc_auc`: the one-vs-rest AUCs weighted by the classes' frequencies in
+  ``y_true`` (S-CLASSY's measure, seed 003 Section 5; binary: :func:`roc_auc`).
 * :func:`random_picking_roc_auc`: the mean ROC-AUC over seeded random-picking draws (3.6.3).
 * :func:`overlap_percentage`: percentage of instances covered by more than one rule (3.6.3).
 * :func:`probability_difference`: ``g``, the train/test difference of the rules' class
@@ -35,6 +37,7 @@ __all__ = [
     "random_picking_roc_auc",
     "roc_auc",
     "total_literals",
+    "weighted_roc_auc",
 ]
 
 
@@ -86,6 +89,34 @@ def roc_auc(y_true, proba, classes) -> float:
             continue
         aucs.append(roc_auc_score(positive, proba[:, k]))
     return float(np.mean(aucs)) if aucs else float("nan")
+
+
+def weighted_roc_auc(y_true, proba, classes) -> float:
+    """ROC-AUC with the one-vs-rest AUCs weighted by class frequency, as S-CLASSY reports it
+    ("we weigh per class binary AUC's with their marginal frequencies", seed 003, Section 5).
+
+    ``sum_c w_c AUC(y_true == c, proba[:, k_c])`` with ``w_c`` the share of ``c`` among the rows
+    of ``y_true`` whose class has a defined AUC (present, but not the only label). With every
+    class present this is scikit-learn's ``roc_auc_score(..., multi_class="ovr",
+    average="weighted")``. Two classes whose probabilities sum to 1: both one-vs-rest AUCs are
+    the AUC of ``classes[1]``, so the result equals :func:`roc_auc`. NaN when no AUC is defined.
+    Arguments as :func:`roc_auc`.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    y_true = np.asarray(y_true)
+    classes = np.asarray(classes)
+    proba = _check_proba(y_true, proba, classes)
+    if len(classes) < 2:
+        raise ValueError(f"weighted_roc_auc needs at least 2 classes. Got classes={list(classes)}.")
+    aucs, weights = [], []
+    for k in range(len(classes)):
+        positive = y_true == classes[k]
+        if positive.all() or not positive.any():
+            continue
+        aucs.append(roc_auc_score(positive, proba[:, k]))
+        weights.append(positive.sum())
+    return float(np.average(aucs, weights=weights)) if aucs else float("nan")
 
 
 def random_picking_roc_auc(
