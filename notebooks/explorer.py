@@ -52,9 +52,28 @@ app = Explorer(dataset=dataset, test_size=test_size)
 display(app)
 
 # %% [markdown]
-# ## The overlap blockade (Fig. 3.1)
+# ## Type a rule, see the MDL change (tab **Edit rules**)
 #
-# Choose `sim-overlap-blockade` in the dataset list: rule search 2 shows the auxiliary beam at
-# work. *Starting the search from two given overlapping rules* (to watch the main beam fail where
-# the auxiliary beam succeeds) and *typing a rule to see the MDL change it makes* come with
-# `turs.parse_rule` and `fit(initial_rules=...)`; the place for them is marked on the left.
+# Type a rule on the data's columns, e.g. `X1 >= 1 AND X2 < 0.5`, and press Enter or **Try**:
+# the rule is added to the fitted rule set (`model.with_rule`), which is re-estimated and scored
+# exactly, and the tab shows the MDL score before and after, the change by part (model code
+# $L(M)$, data code, regret), the rule's cover on the data and the rule set with your rule
+# marked *yours*. A mistyped rule shows what is wrong. **Remove this rule** takes a rule out
+# (`model.without_rule`); **Continue the search from these rules** re-fits from them
+# (`fit(initial_rules=...)`, in the worker: Cancel stops it).
+
+# %% [markdown]
+# ## The overlap blockade (Fig. 3.1): start from two overlapping rules
+#
+# On `sim-overlap-blockade` this explorer starts the search from the two rules of Fig. 3.1,
+# $M$ = {`X1 < 1 AND X2 < 1.4`, `X1 >= 0.6 AND X2 >= 0.8`} (`turs.datasets.OVERLAP_BLOCKADE_RULES`).
+# In rule search 1, iteration 1, every literal that starts a rule for the bottom-right block
+# ($X_1 \ge 1, X_2 < 0.8$, mostly $Y = 0$) overlaps $M$, so its learning speed score $r$ is
+# negative and the main beam keeps none that could grow into it; the auxiliary beam scores the
+# same literals by $R$, on the rows $M$ leaves uncovered only, and keeps `X2 < 0.652117`, whose new
+# rows all lie in that block. `notebooks/fig3_1_overlap_blockade.py` draws both beams.
+
+# %%
+blockade = Explorer(dataset="sim-overlap-blockade", test_size=0,
+                    initial_rules=["X1 < 1 AND X2 < 1.4", "X1 >= 0.6 AND X2 >= 0.8"])
+display(blockade)

@@ -278,6 +278,107 @@ plt.close(fig)
 display(Image(filename=str(OUT / "fig3_1_overlap_blockade.png")))
 
 # %% [markdown]
+# ## The blockade in the search: start from $M$ and watch both beams
+#
+# The scores above are computed by hand. Here the search itself runs into the blockade:
+# `TURSClassifier(record_trace=True).fit(X, y, initial_rules=M)` starts from the two rules of
+# $M$ (exactly, not moved to cut points) and searches for the next rule. The trace records, for
+# its first beam iteration (growing from the empty rule), both beams: the **main beam** keeps
+# the candidates with the best learning speed score $r$ (Eq. 3.21), the **auxiliary beam** those
+# with the best complementary score $R$ (Eq. 3.24). For each candidate we count its *new* rows
+# (the rows $M$ leaves uncovered) and the share of them in the bottom-right block.
+
+# %%
+M_TEXT = [" AND ".join(map(str, r)) for r in M]  # "X1 < 1 AND X2 < 1.4", "X1 >= 0.6 AND X2 >= 0.8"
+started = TURSClassifier(record_trace=True).fit(X, y, initial_rules=M_TEXT)
+trace = started.trace_
+assert [r.condition_text() for r in started.rules_[:2]] == M_TEXT
+assert abs(trace.searches[0]["mdl_before"] - base.total) < 1e-6  # the search starts from L(D, M)
+target_rows = covers(TARGET)
+
+
+def trace_cover(literals) -> np.ndarray:
+    """Rows a trace candidate covers: its literals are bin ranges [lo, hi) of the trace's cuts."""
+    m = np.ones(len(Xv), dtype=bool)
+    for j, lo, hi in literals:
+        b = np.searchsorted(np.asarray(trace.cuts[j], dtype=float), Xv[:, j], side="right")
+        m &= (b >= lo) & (b < hi)
+    return m
+
+
+ITERATION = 0  # the first beam iteration: the literals a new rule starts with
+beam_rows = []
+for beam, key, score in (("main", "main_beam", "r"), ("auxiliary", "aux_beam", "R")):
+    for c in trace.searches[0]["iterations"][ITERATION][key]:
+        new = trace_cover(c["literals"]) & ~covered_by_M
+        assert int(new.sum()) == c["coverage_uncovered"]  # the trace counts the same rows
+        beam_rows.append({"beam": beam, "candidate": " AND ".join(c["conditions"]), "score": score,
+                          "value": c[score], "r": c["r"], "R": c["R"], "coverage": c["coverage"],
+                          "new_coverage": c["coverage_uncovered"],
+                          "new_in_target": float((new & target_rows).sum() / new.sum()) if new.any() else np.nan})
+beams_table = pd.DataFrame(beam_rows)
+beams_table.to_csv(OUT / "fig3_1_overlap_blockade_beams.csv", index=False)
+beams_table.round(3)
+
+# %%
+in_target = beams_table["new_in_target"] >= 0.9
+main_t = beams_table[(beams_table["beam"] == "main") & in_target]
+aux_t = beams_table[(beams_table["beam"] == "auxiliary") & in_target]
+# the blockade: the main beam's candidates inside the block all look harmful (r < 0) ...
+assert len(main_t) and (main_t["r"] < 0).all()
+# ... while the auxiliary beam keeps one with a positive R
+assert (aux_t["R"] > 0).any()
+best_aux = aux_t.sort_values("R", ascending=False).iloc[0]
+no_aux = TURSClassifier(use_auxiliary_beam=False).fit(X, y, initial_rules=M_TEXT)
+chosen = [s["chosen"] for s in trace.searches if s["chosen"]]
+search_text = (
+    f"Started from M, rule search 1, beam iteration {ITERATION + 1}: the main beam keeps {len(main_t)} "
+    f"candidate(s) whose new rows lie at least 90% in the bottom-right block, all with r < 0 (best "
+    f"{main_t['r'].max():.3f} bits per row: each overlaps M, whose class distribution is the opposite, so "
+    f"adding it looks like making the code longer); the auxiliary beam keeps {len(aux_t)}, led by "
+    f"{best_aux.candidate} with R = {best_aux.R:.3f} > 0 (r = {best_aux.r:.3f}) on its "
+    f"{int(best_aux.new_coverage)} new rows, {best_aux.new_in_target:.0%} of them in the block. "
+    f"What the search then does: rule search 1 returns {' AND '.join(chosen[0]['conditions'])} (the top-left "
+    f"corner M leaves uncovered, r > 0 for both beams); after it the else-rule holds mostly the bottom-right "
+    f"block, so a rule for the block no longer shortens the code (rule search 2 returns "
+    f"{' AND '.join(chosen[1]['conditions']) if len(chosen) > 1 else 'nothing'}, not accepted). "
+    f"Without the auxiliary beam the fit is "
+    f"{'the same' if str(no_aux) == str(started) else 'different'}: "
+    f"{len(no_aux.rules_)} rules, MDL {no_aux.mdl_score_:.2f} bits, against {started.mdl_score_:.2f} with it."
+)
+print(search_text)
+with open(OUT / "fig3_1_overlap_blockade_summary.txt", "a", encoding="utf-8") as f:
+    f.write(search_text + "\n")
+print(started)
+
+# %% [markdown]
+# ### The two beams at that iteration
+#
+# Each bar is one candidate kept by the beam, scored as that beam scores it ($r$ for the main
+# beam, $R$ for the auxiliary beam); purple bars are the candidates whose new rows lie at least
+# 90% in the bottom-right block. Left of zero: the candidate would make the code longer.
+
+# %%
+fig, axes = plt.subplots(1, 2, figsize=(12, 5.4))
+for ax, (beam, label) in zip(axes, (("main", "main beam: r (Eq. 3.21)"), ("auxiliary", "auxiliary beam: R (Eq. 3.24)"))):
+    t = beams_table[beams_table["beam"] == beam].reset_index(drop=True)
+    colours = [PURPLE if v >= 0.9 else style.RULE for v in t["new_in_target"].fillna(0)]
+    ax.barh(range(len(t)), t["value"], color=colours)
+    ax.set_yticks(range(len(t)), t["candidate"])
+    ax.invert_yaxis()
+    ax.axvline(0, color="black", linewidth=1)
+    ax.set_xlabel("bits per new row")
+    ax.set_title(label, loc="left")
+axes[1].legend(handles=[Rectangle((0, 0), 1, 1, color=PURPLE, label="new rows ≥ 90% in the block"),
+                        Rectangle((0, 0), 1, 1, color=style.RULE, label="elsewhere")],
+               loc="lower right", framealpha=0.9)
+fig.suptitle(f"Started from M: rule search 1, beam iteration {ITERATION + 1}", x=0.01, ha="left")
+fig.tight_layout()
+save_figure(fig, OUT, "fig3_1_overlap_blockade_beams")
+plt.close(fig)
+display(Image(filename=str(OUT / "fig3_1_overlap_blockade_beams.png")))
+
+# %% [markdown]
 # ## What TURS learns from scratch
 #
 # The blockade needs $M$ to be there first. On this data a fit from the empty rule set (where
@@ -291,4 +392,6 @@ print(model)
 # %%
 print("written:", *(str(OUT / f) for f in ("fig3_1_overlap_blockade.png", "fig3_1_overlap_blockade.pdf",
                                             "fig3_1_overlap_blockade_scores.csv",
-                                            "fig3_1_overlap_blockade_summary.txt")), sep="\n  ")
+                                            "fig3_1_overlap_blockade_summary.txt",
+                                            "fig3_1_overlap_blockade_beams.png", "fig3_1_overlap_blockade_beams.pdf",
+                                            "fig3_1_overlap_blockade_beams.csv")), sep="\n  ")
