@@ -486,7 +486,7 @@ classes_b = np.unique(y_b)
 fig, ax = plt.subplots(figsize=(6.2, 5.6))
 for i, c in enumerate(classes_b):
     m = y_b == c
-    ax.scatter(X_b["X1"][m], X_b["X2"][m], s=10, alpha=0.7, linewidths=0, color=style.class_style(i).color,
+    ax.scatter(X_b["X1"][m], X_b["X2"][m], s=14, alpha=0.8, linewidths=0, color=style.class_style(i).color,
                label=f"y = {c}")
 ax.axhspan(0, cut, color=style.CANDIDATE, alpha=0.15)
 ax.axhline(cut, color=style.CANDIDATE, linewidth=2.5)
