@@ -360,7 +360,8 @@ print(started)
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(12, 5.4))
-for ax, (beam, label) in zip(axes, (("main", "main beam: r (Eq. 3.21)"), ("auxiliary", "auxiliary beam: R (Eq. 3.24)"))):
+PANELS = (("main", "main beam: r (Eq. 3.21)"), ("auxiliary", "auxiliary beam: R (Eq. 3.24)"))
+for ax, (beam, label) in zip(axes, PANELS):
     t = beams_table[beams_table["beam"] == beam].reset_index(drop=True)
     colours = [PURPLE if v >= 0.9 else style.RULE for v in t["new_in_target"].fillna(0)]
     ax.barh(range(len(t)), t["value"], color=colours)

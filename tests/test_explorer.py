@@ -6,6 +6,7 @@ set are checked against the recorded trace and, independently, against the fitte
 (its thresholds, its rules, ``str(model)``).
 """
 import math
+import re
 import subprocess
 import sys
 import time
@@ -300,6 +301,12 @@ def test_candidate_selection_changes_plot_and_marks_the_row(blockade, blockade_e
     assert ["turs-selected" in cls for cls, _ in rows] == [i == len(rows) - 1 for i in range(len(rows))]
     _, main_rows = parse_table(e.main_html.value)
     assert not any("turs-selected" in cls for cls, _ in main_rows)
+    # the selected row is outlined in the pictures' candidate colour (turs.style), not a colour of its own
+    from turs import style
+    from turs.explorer import _html
+
+    outline = re.findall(r"tr\.turs-selected td[^{]*\{([^}]*)\}", _html.CSS)
+    assert len(outline) == 3 and all(f"3px solid {style.CANDIDATE}" in rule for rule in outline)
 
 
 @needs_widgets

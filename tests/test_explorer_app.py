@@ -138,7 +138,7 @@ def test_a_bad_typed_rule_shows_the_library_error(iris_app, text, fragment):
     n = len(ed.model.rules_)
     assert ed.try_rule(text) is None
     assert fragment in ed.error and "Traceback" not in ed.message.value
-    assert _html_esc(fragment) in ed.message.value and "turs-fail" in ed.message.value
+    assert _html_esc(fragment) in ed.message.value and "turs-error" in ed.message.value
     assert len(ed.model.rules_) == n and ed.change is None
 
 

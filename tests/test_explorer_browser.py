@@ -7,8 +7,9 @@ Voila on 127.0.0.1 and a free port; Python playwright drives Debian's Chromium
 aborted. One page is shared by the tests of this module, in order (each one needs what the
 previous one left: a fit to re-fit, two fits to compare): a rejected growth on screen with both
 sides of the local test (reached with the arrow keys), a re-fit without the local test that
-changes the rules, Compare with two fits, and a categorical dataset's data view. Each test saves
-a screenshot of the screen to build/test-artifacts/explorer_*.png.
+changes the rules, Compare with two fits, a categorical dataset's data view, and a typed rule
+in the Edit rules tab that changes the MDL shown. Each test saves a screenshot of the screen to
+build/test-artifacts/explorer_*.png.
 
 Without /usr/bin/chromium (or playwright, voila, jupytext) the tests are skipped, saying why,
 unless TURS_REQUIRE_BROWSER=1, where that is a failure.
@@ -199,7 +200,49 @@ def test_categorical_dataset_draws_its_view(page):
     _shot(pg, "4_categorical_data")
 
 
-@pytest.mark.skip(reason="the typed-rule box is not wired yet: turs.parse_rule and model.with_rule exist, the app only "
-                         "marks the place (.turs-typed-rule-placeholder); issue 18, part 4")
-def test_typed_rule_changes_the_mdl_shown(page):  # pragma: no cover
-    pass
+def test_typed_rule_changes_the_mdl_shown(page):
+    """On the categorical demo (the previous test's fit, default settings): type a rule in the
+    Edit rules tab and press Enter; the MDL change shown is ``with_rule(rule).mdl_score_ -
+    mdl_score_`` of the same fit made here, the rule is listed as yours and drawn; a rule on a
+    level that does not exist shows the library's message, not a traceback."""
+    from turs.explorer._studio import DEMO, Explorer
+
+    pg = page
+    text = "colour = blue AND weight >= 11"
+    app = Explorer(dataset=DEMO)  # the page's fit, made here: the same data, split and settings
+    model = app.fits[-1]["model"]
+    want = model.with_rule(text, X=app.X_train, y=app.y_train)
+    _tab(pg, ".turs-tabs", "Edit rules")
+    box = pg.locator(".turs-rule-text input").first
+    box.wait_for(state="visible", timeout=15_000)
+    plot = pg.locator("img.turs-edit-plot").first
+    before_src = plot.get_attribute("src")
+    box.fill(text)
+    box.press("Enter")
+    result = pg.locator(".turs-rule-result").first
+    pg.wait_for_function("el => el.innerText.includes('MDL score') && el.innerText.includes('yours')",
+                         arg=result.element_handle(), timeout=30_000)
+    row = pg.locator(".turs-rule-result tr.turs-part-total td").all_inner_texts()
+    before, after, change = float(row[1]), float(row[2]), float(row[3])
+    assert before == pytest.approx(model.mdl_score_, abs=0.006)
+    assert after == pytest.approx(want.mdl_score_, abs=0.006)
+    assert change == pytest.approx(want.mdl_score_ - model.mdl_score_, abs=0.006)
+    for key, attr in (("model_bits", "model_bits"), ("data_bits", "data_bits"), ("regret_bits", "regret_bits")):
+        cells = pg.locator(f".turs-rule-result tr.turs-part-{key} td").all_inner_texts()
+        assert float(cells[3]) == pytest.approx(getattr(want.mdl_breakdown_, attr)
+                                                - getattr(model.mdl_breakdown_, attr), abs=0.006)
+    rules = pg.locator(".turs-edit-rules").first.inner_text()
+    assert "yours" in rules and text in rules and f"{len(model.rules_) + 1} rules" in rules
+    pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), before_src],
+                         timeout=30_000)
+    pg.locator(".turs-rule-editor").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    _shot(pg, "5a_typed_rule")
+    box.fill("colour = purple")
+    box.press("Enter")
+    message = pg.locator(".turs-rule-message").first
+    pg.wait_for_function("el => el.innerText.includes('purple')", arg=message.element_handle(), timeout=30_000)
+    shown = message.inner_text()
+    assert "uses the level 'purple' of the column 'colour', which it does not have" in shown
+    assert "Traceback" not in shown
+    pg.locator(".turs-rule-editor").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    _shot(pg, "5b_typed_rule_error")

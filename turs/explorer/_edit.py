@@ -161,7 +161,8 @@ class RuleEditor(W.VBox):
 
     def _fail(self, exc):
         self.error = str(exc)
-        self.message.value = f"<div class='turs-explorer'><pre class='turs-pre turs-fail'>{_html.esc(exc)}</pre></div>"
+        self.message.value = (f"<div class='turs-panel'><b>This rule cannot be used:</b>"
+                              f"<pre class='turs-error'>{_html.esc(exc)}</pre></div>")
 
     # ---------------------------------------------------------------- edits
     def try_rule(self, text: str):
@@ -186,8 +187,29 @@ class RuleEditor(W.VBox):
         self._tried = (text, len(self.yours))
         self.result.value = change_html(f"Adding yours, R{len(after.rules_)}: {after.rules_[-1].condition_text()}",
                                         self.change)
+        self._axes_for(after._literals_[-1])
         self._show()
         return after
+
+    def _axes_for(self, literals):
+        """Draw the columns the rule uses: its first two (one: on x, unless already drawn)."""
+        data = self._data()
+        if data is None:
+            return
+        used = []
+        for j, _, _ in literals:
+            col = data.encoded[int(j)][0]
+            if col in data.kinds and col not in used:
+                used.append(col)
+        shown = (self.x_feature.value, self.y_feature.value)
+        if not used or set(used[:2]) <= set(shown):
+            return
+        x, y = (used[0], used[1]) if len(used) > 1 else (used[0], shown[1] if shown[1] != used[0] else shown[0])
+        self._quiet = True
+        try:
+            self.x_feature.value, self.y_feature.value = x, y
+        finally:
+            self._quiet = False
 
     def remove(self, i: int):
         """Take rule ``i`` (0-based) out of the working rule set; show the MDL change."""

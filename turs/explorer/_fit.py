@@ -89,7 +89,8 @@ class FitJob:
     def start(self) -> "FitJob":
         ctx = _context()
         parent, child = ctx.Pipe(duplex=False)
-        self._proc = ctx.Process(target=_work, args=(child, self.X, self.y, self.settings, self.initial_rules), daemon=True)
+        self._proc = ctx.Process(target=_work, args=(child, self.X, self.y, self.settings, self.initial_rules),
+                                 daemon=True)
         self.started = time.perf_counter()
         self._proc.start()
         child.close()

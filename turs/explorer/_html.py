@@ -46,6 +46,12 @@ CSS = f"""
 .turs-explorer .turs-panel table.turs-table th {{white-space: normal; vertical-align: bottom; overflow-wrap: normal;}}
 .turs-explorer .turs-panel table.turs-table td {{padding: 2px 4px;}}
 .turs-explorer .turs-panel p {{margin: 4px 0 8px 0;}}
+.turs-explorer table.turs-fit-table {{width: 100%; table-layout: fixed;}}
+.turs-explorer table.turs-fit-table td.turs-cond {{min-width: 0; max-width: none; overflow-wrap: anywhere;}}
+.turs-explorer table.turs-fit-table td, .turs-explorer table.turs-fit-table th {{padding: 2px 3px;}}
+.turs-explorer .turs-error {{color: #b35900; font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace;
+  font-size: {FONT_PX - 1}px; white-space: pre-wrap; word-break: normal; overflow-wrap: break-word; margin: 0;
+  line-height: 1.35;}}
 .turs-explorer .turs-status-text {{line-height: 1.45;}}
 .turs-explorer code {{font-size: {FONT_PX - 1}px; background: #f3f3f3; padding: 0 2px;}}
 </style>
@@ -171,7 +177,11 @@ def rejected_panel(trace, k: int, it: int, limit: int = 12) -> str:
     if not rows:
         out.append("<p>No growth was rejected here.</p></div>")
         return "".join(out)
-    out.append("<div class='turs-scroll'><table class='turs-table'><thead><tr><th>growth</th>"
+    # fixed column widths: the panel beside the 590 px picture is about 330 px wide at 1280 px,
+    # and the last column (what the split costs) must stay on screen
+    out.append("<div class='turs-scroll'><table class='turs-table turs-fit-table'><colgroup>"
+               "<col style='width:40%'><col style='width:20%'><col style='width:20%'><col style='width:20%'>"
+               "</colgroup><thead><tr><th style='text-align:left'>growth</th>"
                "<th>bits without split</th><th>bits with split</th><th>split costs</th>"
                "</tr></thead><tbody>")
     for test, eq in (("main", "3.22"), ("aux", "3.25")):

@@ -405,7 +405,8 @@ class TraceView:
         for lit in literals:
             col, a, b = lit
             if int(col) == j:
-                lo_j, hi_j = lit.interval() if isinstance(lit, Exact) else literal_interval(self.cuts[j], int(a), int(b))
+                lo_j, hi_j = (lit.interval() if isinstance(lit, Exact)
+                              else literal_interval(self.cuts[j], int(a), int(b)))
                 low, high = max(low, lo_j), min(high, hi_j)
         return low, high
 
