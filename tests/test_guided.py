@@ -131,6 +131,16 @@ def test_an_informative_preferred_column_is_in_the_first_rule():
     assert base.mdl_score_ <= model.mdl_score_ < 1.2 * base.mdl_score_
 
 
+def test_the_thesis_search_accepts_a_preferred_rule_only_when_the_score_drops():
+    X, y = close_call()
+    model = TURSClassifier(search="thesis", model_encoding="thesis", preferred_features=["blurred"],
+                           record_trace=True).fit(X, y)
+    assert "blurred" in sources(model.rules_[0])
+    first = model.trace_.searches[0]
+    assert first["search"] == "preferred" and first["mdl_after"] < first["mdl_before"]
+    assert first["preferred_searches"][0]["mdl_after"] == pytest.approx(first["mdl_after"])
+
+
 def test_each_preferred_column_gets_its_own_search_and_leaves_when_used():
     X, y = load_bundled("sklearn-wine")
     model = TURSClassifier(preferred_features=["ash", "magnesium"], record_trace=True).fit(X, y)
