@@ -183,6 +183,9 @@ def test_the_first_fit_can_start_from_given_rules():
     assert app.fits[-1]["name"].endswith("from 2 given rules")
     e = app.explorer
     assert [c.get("given") for c in e.view.accepted_before(0)] == [True, True]
+    n_accepted = len(model.rules_) - 2
+    assert (f"{n_accepted} rule{'s' if n_accepted != 1 else ''} accepted. The fit started from 2 given rules "
+            "(R1-R2)") in e.children[0].value
     assert "2 rules" in e.ruleset_text().splitlines()[0]  # rule search 1 starts after the two given rules
     given_only = model
     while len(given_only.rules_) > 2:

@@ -146,7 +146,7 @@ def test_rejected_growth_on_screen_with_both_sides(page):
     cells = rows.first.locator("td").all_inner_texts()
     without, with_split, cost = float(cells[1]), float(cells[2]), float(cells[3])
     assert with_split >= without and cost == pytest.approx(with_split - without, abs=0.02)
-    rows.first.scroll_into_view_if_needed()
+    status.evaluate("el => el.scrollIntoView({block: 'start'})")  # the step, then the table below it
     _shot(pg, "1_rejected_growth")
 
 
@@ -246,3 +246,29 @@ def test_typed_rule_changes_the_mdl_shown(page):
     assert "Traceback" not in shown
     pg.locator(".turs-rule-editor").first.evaluate("el => el.scrollIntoView({block: 'start'})")
     _shot(pg, "5b_typed_rule_error")
+
+
+def test_blockade_explorer_starts_from_the_two_given_rules(page):
+    """The notebook's second explorer: sim-overlap-blockade started from M (Fig. 3.1); rule search
+    1 starts after the two given rules, and its auxiliary beam keeps X2 < 0.652117, a literal
+    whose new rows all lie in the bottom-right block; selected, the picture fills its cover."""
+    pg = page
+    app = pg.locator(".turs-app").nth(1)
+    app.scroll_into_view_if_needed()
+    rules = app.locator(".turs-selection select").first.evaluate(
+        "el => Array.from(el.options).map(o => o.text)")
+    rules = [t.replace("\xa0", " ") for t in rules]  # the widget shows spaces as no-break spaces
+    assert any(t.startswith("rule R1 (given): X1 < 1 AND X2 < 1.4") for t in rules), rules
+    assert any(t.startswith("rule R2 (given): X1 >= 0.6 AND X2 >= 0.8") for t in rules), rules
+    aux = app.locator(".turs-aux-table").first.inner_text()
+    assert "X2 < 0.652117" in aux
+    assert "MDL before: 612.90 bits" in app.locator(".turs-status").first.inner_text()
+    # select that auxiliary-beam candidate: the picture fills its cover, next to the given R1, R2
+    index = next(i for i, t in enumerate(rules) if t.startswith("aux") and t.endswith(": X2 < 0.652117"))
+    plot = app.locator("img.turs-plot").first
+    before = plot.get_attribute("src")
+    app.locator(".turs-selection select").first.select_option(index=index)
+    pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), before],
+                         timeout=30_000)
+    app.locator(".turs-status").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    _shot(pg, "6_blockade_from_given_rules")

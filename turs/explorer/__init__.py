@@ -4,8 +4,9 @@
 >>> explore(X, y, beam_width=5)                         # doctest: +SKIP
 >>> SearchExplorer(TURSClassifier(record_trace=True).fit(X, y), X, y)   # doctest: +SKIP
 
-``explore`` / :class:`Explorer`: data, settings, a cancellable Re-fit and Compare around the
-:class:`SearchExplorer` of the current fit.
+``explore`` / :class:`Explorer`: data, settings, a cancellable Re-fit, Compare and Edit rules
+(type a rule, see the MDL change it makes) around the :class:`SearchExplorer` of the current
+fit; ``explore(X, y, initial_rules=[...])`` starts the first fit from given rules.
 
 ``import turs`` never imports this package (nor ipywidgets); import it explicitly.
 """

@@ -155,11 +155,14 @@ class SearchExplorer(W.VBox):
             hint = ("keys (mouse over the pictures): \u2190 \u2192 beam iteration, PageUp / PageDown rule search"
                     if self._events is not None else "keyboard stepping needs ipyevents (pip install ipyevents)")
             self.keys_note.value = f"<span class='turs-note'>{hint}</span>"
-        accepted = len(v.accepted_before(v.n_searches))
+        accepted = len(v.accepted_before(v.n_searches)) - len(v.given)
+        n_given = len(v.given)
+        given = "" if not n_given else (f" The fit started from {n_given} given rule{'s' if n_given != 1 else ''} "
+                                        f"({'R1' if n_given == 1 else f'R1-R{n_given}'}).")
         self.children = [
             W.HTML(_html.CSS + "<h3 style='margin:4px 0'>TURS search explorer</h3>"
-                   f"<div>{v.n_searches} rule searches, {n_steps} beam iterations in all; {accepted} rules "
-                   "accepted.</div>"),
+                   f"<div>{v.n_searches} rule searches, {n_steps} beam iterations in all; {accepted} rule"
+                   f"{'s' if accepted != 1 else ''} accepted.{given}</div>"),
             self.fit_stop,
             W.HBox([self.rule_step, self.beam_step, self.prev_button, self.next_button],
                    layout=W.Layout(flex_flow="row wrap")),

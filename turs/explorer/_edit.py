@@ -260,7 +260,8 @@ class RuleEditor(W.VBox):
         for i, r in enumerate(m.rules_):
             tag = " <span class='turs-yours'>yours</span>" if self.yours[i] else ""
             cls = " class='turs-chosen'" if i == self.highlight else ""
-            lines.append(f"<tr{cls}><td>R{i + 1}{tag}</td><td class='turs-cond'>{_html.esc(r.condition_text())}</td>"
+            lines.append(f"<tr{cls}><td style='text-align:left'>R{i + 1}{tag}</td>"
+                         f"<td class='turs-cond'>{_html.esc(r.condition_text())}</td>"
                          f"<td>{_html.esc(', '.join(f'{p:.2f}' for p in r.probabilities))}</td>"
                          f"<td>{r.coverage}</td></tr>")
         classes = ", ".join(str(c) for c in m.classes_)

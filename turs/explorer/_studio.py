@@ -4,8 +4,10 @@ One screen, as in TensorFlow Playground: the data and the settings a class discu
 left (dataset, CSV upload, beam width, diverse patience, local test, auxiliary beam, search,
 model encoding, maximum rules), a **Re-fit** button with a progress bar and a **Cancel** that
 stops the fit (it runs in a worker process, see ``_fit``), and on the right the
-:class:`~turs.explorer.SearchExplorer` of the current fit and a side-by-side **Compare** of any
-two fits (rules, MDL score and its parts, train and test ROC-AUC, literals).
+:class:`~turs.explorer.SearchExplorer` of the current fit, a side-by-side **Compare** of any
+two fits (rules, MDL score and its parts, train and test ROC-AUC, literals), and **Edit rules**
+(``_edit``): type a rule and see the MDL change it makes, remove one, continue the search from
+the edited rules.
 
 Data: with ``test_size > 0`` a stratified, seeded share of the rows is held out for the test
 ROC-AUC; the fit and every picture use the rest. Large data are subsampled for drawing only.
