@@ -9,7 +9,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
-from .state import RuleSetState, SearchData, local_neighbours, local_subsets
+from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
+
+BETWEEN_KERNEL_CALLS = None
+"""A function the growth kernel calls before each of its calls (a base's features are split
+into calls of bounded work, ``turs._core.growth_kernel.MAX_CALL_WORK``): a hook for a progress
+bar or for stopping a fit, e.g. by raising. None: nothing."""
 
 
 @dataclass
@@ -138,9 +143,11 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
     nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
     lo, hi = base.intervals(data)
+    grp_ptr, grp_rules = local_rules(state, present)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
         data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
-        union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total)
+        union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
+        between_calls=BETWEEN_KERNEL_CALLS)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)

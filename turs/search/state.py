@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.codes import log2_factorial, universal_integer_code
+from .._core.groups import _local_rule_lists, _shared_rule_pairs
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
@@ -112,14 +113,21 @@ class RuleSetState:
         in_group = self.group_of >= 0
         group_counts = np.bincount(self.group_of[in_group] * C + data.y[in_group],
                                    minlength=G * C).reshape(G, C).astype(float)
-        m = self.group_masks.astype(np.float32)
-        n_shared = m @ m.T  # rules shared by two groups (small integers: exact in float32)
-        self.union_counts = (n_shared > 0).astype(float) @ group_counts
+        # each group's rules and each rule's groups (CSR); the union counts and the pair lists
+        # come from them without the dense groups x groups matrix of shared rules
+        gi, ki = np.nonzero(self.group_masks)
+        self.group_rule_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
+        self.group_rule_idx = ki.astype(np.int64)
+        by_rule = np.argsort(ki, kind="stable")
+        rule_ptr = np.concatenate([[0], np.cumsum(np.bincount(ki, minlength=K))]).astype(np.int64)
         self.union_mode = union_count_mode(G)
         self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode)
         if self.union_mode == "subsets" and self.sub_ptr is None:
             self.union_mode = "neighbours"  # a group has too many rules for its subsets
-        self.nbr_ptr, self.nbr_idx, self.nbr_w = union_pairs(n_shared, self.union_mode)
+        min_shared = {"rules": 2, "neighbours": 1}.get(self.union_mode, 0)
+        self.union_counts, self.nbr_ptr, self.nbr_idx, self.nbr_w = _shared_rule_pairs(
+            self.group_rule_ptr, self.group_rule_idx, rule_ptr, gi[by_rule].astype(np.int64), group_counts,
+            min_shared, self.union_mode == "rules")
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
         self.else_n = int(self.else_counts.sum())
@@ -236,6 +244,12 @@ def local_neighbours(state: "RuleSetState", present: np.ndarray):
     if len(present) == 0:
         return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0)
     return _local_neighbours(state.nbr_ptr, state.nbr_idx, state.nbr_w, present, len(state.group_masks))
+
+
+def local_rules(state: "RuleSetState", present: np.ndarray):
+    """The rule lists of the groups ``present`` (CSR ``ptr, rules``), for the bit-set build of
+    the growth kernel's union counts."""
+    return _local_rule_lists(state.group_rule_ptr, state.group_rule_idx, present)
 
 
 def local_subsets(state: "RuleSetState", present: np.ndarray):

@@ -1,0 +1,165 @@
+"""The exact speed-ups of the search (issue 19, docs/performance.md) change no number: every
+build of the union counts, the sparse pair lists and the feature chunks of the growth kernel
+give what the plain code gives."""
+import numpy as np
+import pytest
+
+import naive
+from turs._core import growth_kernel as gk
+from turs._core.groups import _local_rule_lists, _shared_rule_pairs
+from turs.mdl import overlap_groups
+from turs.search import union_pairs
+
+PATHS = {"rows": gk.PATH_ROWS, "bins": gk.PATH_BINS, "bits": gk.PATH_BITS}
+
+
+def _problem(seed, n=160, d=4, C=3, K=5):
+    rng = np.random.default_rng(seed)
+    n_bins = rng.integers(2, 8, size=d).astype(np.int64)
+    bins = np.stack([rng.integers(0, nb, size=n) for nb in n_bins]).astype(np.uint8)
+    y = rng.integers(0, C, size=n).astype(np.int64)
+    covers = rng.random((n, K)) < 0.4
+    lo = np.zeros(d, dtype=np.int64)
+    hi = n_bins.copy()
+    if seed % 2:
+        lo[0] = 1
+    rows = np.flatnonzero((bins[0] >= lo[0]) & (bins[0] < hi[0])).astype(np.int64)
+    return bins, y, rows, lo, hi, n_bins, C, covers
+
+
+def _inputs(bins, y, rows, covers, C, mode):
+    """The kernel's group inputs as the search builds them (``RuleSetState``, ``score_growths``)."""
+    group, masks = overlap_groups(covers)
+    present = np.unique(group[rows][group[rows] >= 0])
+    gl = np.where(group[rows] >= 0, np.searchsorted(present, group[rows]), -1).astype(np.int64)
+    union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present],
+                     dtype=float).reshape(len(present), C)
+    pm = masks[present]
+    m = pm.astype(np.float32)
+    nbr = union_pairs(m @ m.T, mode)
+    if mode == "rules":
+        sub_ptr = np.concatenate([[0], np.cumsum(pm.sum(axis=1))]).astype(np.int64)
+        sub = (sub_ptr, np.nonzero(pm)[1].astype(np.int64), np.ones(int(pm.sum())), pm.shape[1])
+    else:
+        sub = (np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0)
+    gi, ki = np.nonzero(pm)
+    grp_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=len(present)))]).astype(np.int64)
+    return gl, union, nbr, sub, grp_ptr, ki.astype(np.int64)
+
+
+def _log2_table(n):
+    with np.errstate(divide="ignore"):
+        return np.log2(np.arange(n + 1, dtype=float))
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("mode", ["rules", "neighbours"])
+@pytest.mark.parametrize("seed", range(6))
+def test_every_union_build_equals_naive(seed, mode, path):
+    """Each build of ``cum_union`` (per row, per bin, by bit sets), forced on every feature,
+    gives the naive twin's counts and data-bit changes (which count the covers directly)."""
+    bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, K=4 + seed % 4)
+    gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, mode)
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = gk._grow_candidates(
+        bins, y, rows, lo, hi, n_bins, C, gl, *nbr, union, *sub, _log2_table(len(y)), None, grp_ptr, grp_rules,
+        covers.shape[1], path=PATHS[path])
+    want = naive.grow_candidates(bins, y, rows, lo, hi, n_bins, C, covers)
+    S = len(valid) // bins.shape[0]
+    got = {(int(s // S), int(new_lo[s]), int(new_hi[s])): (counts[s], counts_unc[s], delta[s])
+           for s in np.flatnonzero(valid)}
+    assert set(got) == set(want) and len(want) > 5
+    for key, (c, u, dl) in want.items():
+        np.testing.assert_array_equal(got[key][0], c)
+        np.testing.assert_array_equal(got[key][1], u)
+        assert got[key][2] == pytest.approx(dl, rel=1e-9, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_union_by_bits_counts_the_covers(seed):
+    """The bit-set build: per group and bin, the base rows below that bin inside the union of the
+    group's rules, per class, counted straight from the covers; including rows past 64 (several
+    words) and segments that start and end inside a word."""
+    bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=700, K=6)
+    group, masks = overlap_groups(covers)
+    gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
+    present = np.unique(group[rows][group[rows] >= 0])
+    for f in range(bins.shape[0]):
+        nb = int(n_bins[f])
+        got = np.zeros((len(present), nb + 1, C))
+        gk._union_by_bits(got, bins[f], y, rows, gl, grp_ptr, grp_rules, covers.shape[1])
+        b = bins[f, rows]
+        for k, g in enumerate(present):
+            inside = covers[rows][:, masks[g]].any(axis=1)
+            for t in range(nb + 1):
+                np.testing.assert_array_equal(got[k, t], np.bincount(y[rows][inside & (b < t)], minlength=C))
+
+
+@pytest.mark.parametrize("mode,min_shared", [("rules", 2), ("neighbours", 1)])
+@pytest.mark.parametrize("seed", range(4))
+def test_sparse_pairs_equal_the_dense_product(seed, mode, min_shared):
+    """``_shared_rule_pairs`` (from each group's rules and each rule's groups) gives the pair
+    lists and union counts of the dense ``masks @ masks.T`` it replaced, entry for entry."""
+    rng = np.random.default_rng(seed)
+    covers = rng.random((500, 9)) < 0.3
+    y = rng.integers(0, 3, 500)
+    group, masks = overlap_groups(covers)
+    G, K = masks.shape
+    counts = np.zeros((G, 3))
+    np.add.at(counts, (group[group >= 0], y[group >= 0]), 1)
+    m = masks.astype(np.float32)
+    shared = m @ m.T
+    gi, ki = np.nonzero(masks)
+    g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
+    order = np.argsort(ki, kind="stable")
+    k_ptr = np.concatenate([[0], np.cumsum(np.bincount(ki, minlength=K))]).astype(np.int64)
+    union, ptr, idx, w = _shared_rule_pairs(g_ptr, ki.astype(np.int64), k_ptr, gi[order].astype(np.int64), counts,
+                                            min_shared, mode == "rules")
+    np.testing.assert_array_equal(union, (shared > 0).astype(float) @ counts)
+    want = union_pairs(shared, mode)
+    assert len(want[1]) > G  # pairs beyond the diagonal
+    for a, b in zip((ptr, idx, w), want):
+        np.testing.assert_array_equal(a, b)
+    present = np.array([1, 4, G - 1])
+    lp, lr = _local_rule_lists(g_ptr, ki.astype(np.int64), present)
+    assert [list(lr[lp[i]:lp[i + 1]]) for i in range(3)] == [list(np.flatnonzero(masks[g])) for g in present]
+
+
+def test_chunked_calls_equal_one_call_and_run_the_hook():
+    """Features split over one kernel call each (``max_work`` tiny) give the one-call result, and
+    the hook runs before every call; a hook that raises stops the counting (Ctrl-C's path)."""
+    bins, y, rows, lo, hi, n_bins, C, covers = _problem(3, d=6)
+    gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
+    args = (bins, y, rows, lo, hi, n_bins, C, gl, *nbr, union, *sub, _log2_table(len(y)), None, grp_ptr, grp_rules,
+            covers.shape[1])
+    calls = []
+    one = gk._grow_candidates(*args, max_work=1e18, between_calls=lambda: calls.append(1))
+    assert len(calls) == 1
+    calls.clear()
+    split = gk._grow_candidates(*args, max_work=1.0, between_calls=lambda: calls.append(1))
+    assert len(calls) == 6
+    for a, b in zip(one, split):
+        np.testing.assert_array_equal(a, b)
+
+    def stop():
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        gk._grow_candidates(*args, max_work=1.0, between_calls=stop)
+
+
+@pytest.mark.parametrize("path", ["rows", "bits"])
+def test_fit_is_the_same_with_every_union_build(monkeypatch, path):
+    """Whole fits on overlapping data: forcing the per-row or the bit-set build gives the rules
+    and the MDL score of the default (cheapest-per-feature) choice."""
+    from sklearn.datasets import make_classification
+
+    from turs import TURSClassifier
+
+    X, y = make_classification(n_samples=900, n_features=6, n_informative=4, flip_y=0.05, class_sep=0.8,
+                               random_state=0)
+    auto = TURSClassifier(beam_width=5).fit(X, y)
+    monkeypatch.setattr(gk, "UNION_BUILD", PATHS[path])
+    forced = TURSClassifier(beam_width=5).fit(X, y)
+    assert len(auto.rules_) >= 5
+    assert [str(r) for r in forced.rules_] == [str(r) for r in auto.rules_]
+    assert forced.mdl_score_ == auto.mdl_score_

@@ -1,0 +1,197 @@
+#!/usr/bin/env python
+"""Where the time of a TURS fit goes as n grows (issue 19): the noisy generator of the issue
+at the given training sizes, fold 0 of StratifiedKFold(5, shuffle=True, random_state=2),
+default ``TURSClassifier()``, JIT warm.
+
+Every growth-kernel call is timed and described (rows ``m`` of the base cover, overlap groups
+``G`` of the rule set and ``P`` present in the cover, valid slots, the additions of the union
+build and of the per-slot group loop); ``RuleSetState`` builds, the scoring kernel and the
+per-base bookkeeping are timed too. Writes one JSON per size to ``--out`` and prints a summary.
+
+    .venv/bin/python tools/profile_scale.py 5000 10000 --out build/profile_scale
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+
+
+def noisy(n_train: int):
+    """The issue's generator: ``n_train`` training rows of fold 0 and the test rows."""
+    from sklearn.datasets import make_classification
+    from sklearn.model_selection import StratifiedKFold
+
+    X, y = make_classification(n_samples=int(n_train * 1.25), n_features=20, n_informative=8, n_redundant=4,
+                               flip_y=0.05, class_sep=0.8, random_state=0)
+    tr, te = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
+    return X[tr], y[tr], X[te], y[te]
+
+
+CALL_FIELDS = ("rows", "lo", "hi", "gl", "nbr_ptr", "nbr_idx", "nbr_w", "union", "sub_ptr", "sub_idx", "sub_sign",
+               "n_sub", "masks")
+
+
+def _rule_lists(state, gl, rows):
+    """The rule masks (P, K) of the groups present in a cover (for replaying any build)."""
+    if state is None or not len(state):
+        return np.zeros((0, 0), dtype=bool)
+    st = state[-1]
+    g = st.group_of[rows]
+    present = np.unique(g[g >= 0])
+    return st.group_masks[present].copy()
+
+
+def profile(n_train: int, max_rules=None, keep_args=0, args_out=None) -> dict:
+    import turs
+    import turs.search.beam as beam
+    import turs.search.growths as growths
+    import turs.search.state as state_mod
+    from sklearn.metrics import roc_auc_score
+
+    turs.warmup()
+    calls = []
+    growths_data = {}
+    kept = []  # (seconds, call index, inputs) of the slowest calls, for replay
+    phase = defaultdict(float)
+    kernel = growths._grow_candidates
+
+    def grow(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign,
+             n_sub, log2_int, n_cuts=None, grp_ptr=None, grp_rules=None, n_rules=0, **kw):
+        growths_data.update(bins=bins, y=y, n_bins=n_bins, C=C, log2_int=log2_int)
+        t = time.perf_counter()
+        extra = {} if grp_ptr is None else {"grp_ptr": grp_ptr, "grp_rules": grp_rules, "n_rules": n_rules, **kw}
+        out = kernel(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx,
+                     sub_sign, n_sub, log2_int, n_cuts, **extra)
+        dt = time.perf_counter() - t
+        P = union.shape[0]
+        cov = gl >= 0
+        Jc = gl[cov]
+        nbr_len = np.diff(nbr_ptr)
+        sub_len = np.diff(sub_ptr) if n_sub > 0 else np.zeros(P, dtype=np.int64)
+        row_adds = int(nbr_len[Jc].sum() + sub_len[Jc].sum()) if P else 0
+        d_active = int(((hi - lo) >= 2).sum())
+        valid = out[0]
+        if keep_args and (len(kept) < keep_args or dt > kept[0][0]):
+            kept.append((dt, len(calls), (rows.copy(), lo.copy(), hi.copy(), gl.copy(), nbr_ptr.copy(), nbr_idx.copy(),
+                                          nbr_w.copy(), union.copy(), sub_ptr.copy(), sub_idx.copy(), sub_sign.copy(),
+                                          int(n_sub), _rule_lists(state_now, gl, rows))))
+            kept.sort(key=lambda k: k[0])
+            del kept[:-keep_args]
+        calls.append({"t": dt, "m": int(rows.shape[0]), "m_cov": int(cov.sum()), "P": int(P),
+                      "slots": int(valid.sum()), "d_active": d_active, "row_adds": row_adds,
+                      "pairs": int(nbr_idx.shape[0]), "subs": int(sub_idx.shape[0])})
+        return out
+
+    fin = growths._finish_growths
+
+    def finish(*a):
+        t = time.perf_counter()
+        out = fin(*a)
+        phase["finish_growths"] += time.perf_counter() - t
+        return out
+
+    loc = growths._localize_groups
+
+    def localize(*a):
+        t = time.perf_counter()
+        out = loc(*a)
+        phase["localize_groups"] += time.perf_counter() - t
+        return out
+
+    init = state_mod.RuleSetState.__init__
+    states = []
+    state_now = []  # the rule set the search works on now
+
+    def state_init(self, data, rules):
+        t = time.perf_counter()
+        init(self, data, rules)
+        state_now[:] = [self]
+        dt = time.perf_counter() - t
+        phase["RuleSetState"] += dt
+        states.append({"t": dt, "K": self.K, "G": int(len(self.group_masks)),
+                       "pairs": int(self.nbr_idx.shape[0])})
+
+    sg = growths.score_growths
+
+    def score(*a, **k):
+        t = time.perf_counter()
+        out = sg(*a, **k)
+        phase["score_growths (all)"] += time.perf_counter() - t
+        return out
+
+    growths._grow_candidates = grow
+    growths._finish_growths = finish
+    growths._localize_groups = localize
+    state_mod.RuleSetState.__init__ = state_init
+    beam.score_growths = score
+    try:
+        X, y, Xt, yt = noisy(n_train)
+        t = time.perf_counter()
+        m = turs.TURSClassifier(max_rules=max_rules).fit(X, y)
+        fit_s = time.perf_counter() - t
+    finally:
+        growths._grow_candidates = kernel
+        growths._finish_growths = fin
+        growths._localize_groups = loc
+        state_mod.RuleSetState.__init__ = init
+        beam.score_growths = sg
+    if args_out is not None and kept:
+        data = {"bins": growths_data["bins"], "y": growths_data["y"], "n_bins": growths_data["n_bins"],
+                "C": growths_data["C"], "log2_int": growths_data["log2_int"]}
+        for j, (dt, i, a) in enumerate(kept):
+            for name, v in zip(CALL_FIELDS, a):
+                data[f"{j}_{name}"] = v
+            data[f"{j}_t"] = dt
+            data[f"{j}_call"] = i
+        np.savez_compressed(args_out, **data)
+    auc = roc_auc_score(yt, m.predict_proba(Xt)[:, 1])
+    phase["grow_candidates"] = sum(c["t"] for c in calls)
+    cov = m.apply(X) if hasattr(m, "apply") else None
+    return {"n": n_train, "fit_s": fit_s, "rules": len(m.rules_), "auc": float(auc), "mdl": float(m.mdl_score_),
+            "phases": dict(phase), "calls": calls, "states": states,
+            "rows_in_2plus": float((np.asarray(cov).sum(axis=1) >= 2).mean()) if cov is not None else None}
+
+
+def summary(res: dict) -> str:
+    c = res["calls"]
+    t = np.array([x["t"] for x in c])
+    P = np.array([x["P"] for x in c])
+    m = np.array([x["m"] for x in c])
+    ra = np.array([x["row_adds"] for x in c], dtype=float)
+    sl = np.array([x["slots"] for x in c], dtype=float)
+    da = np.array([x["d_active"] for x in c], dtype=float)
+    last = res["states"][-1]
+    lines = [f"n={res['n']}: fit {res['fit_s']:.1f} s, {res['rules']} rules, G at end {last['G']}, "
+             f"pairs {last['pairs']}, AUC {res['auc']:.3f}, rows in >= 2 rules {res['rows_in_2plus']}",
+             "  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(res["phases"].items())),
+             f"  kernel calls {len(c)}, mean {t.mean() * 1e3:.2f} ms, median {np.median(t) * 1e3:.2f} ms, "
+             f"max {t.max() * 1e3:.1f} ms",
+             f"  per call mean: m {m.mean():.0f}, P {P.mean():.0f} (max {P.max()}), valid slots {sl.mean():.0f}, "
+             f"union-build adds per feature {ra.mean():.3g} (total x d_active {(ra * da).sum():.3g}), "
+             f"slot x P {(sl * P).mean():.3g} (total {(sl * P).sum():.3g}), "
+             f"cum_g cells d*P*nb*C ~ {(da * P * 21 * 2).mean():.3g}"]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sizes", nargs="+", type=int)
+    ap.add_argument("--out", default="build/profile_scale")
+    ap.add_argument("--max-rules", type=int, default=None)
+    ap.add_argument("--keep", type=int, default=0, help="save the inputs of the N slowest kernel calls")
+    a = ap.parse_args()
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    for n in a.sizes:
+        res = profile(n, a.max_rules, a.keep, out / f"noisy_{n}_calls.npz")
+        (out / f"noisy_{n}.json").write_text(json.dumps(res))
+        print(summary(res), flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,535 @@
+"""The growth kernel of the beam search (thesis Section 3.5, "Design for speed"): the counts and
+the data-code change of every one-literal growth of a base rule, in feature chunks.
+
+One pass over a base rule's cover per feature builds (bin x class) histograms -- for the
+whole cover, for the part not covered by the rule set ``M``, and for each overlap group
+(instances of the cover that are covered by exactly the same rules of ``M``). Every
+candidate literal's counts then follow from cumulative sums over bins; nothing loops over
+the data per candidate. What grows faster than the cover is the count of the base's rows
+inside the union of each overlap group's rules (``cum_union``): three exact builds are
+available and the cheapest is chosen per feature (``docs/performance.md``).
+
+A call handles the features ``f_start..f_stop-1`` and writes into arrays the caller
+allocated; :func:`_grow_candidates` splits a base's features into calls of bounded work, so
+that no single jitted call holds the interpreter for long (Ctrl-C is seen between calls).
+"""
+from __future__ import annotations
+
+import types
+
+import numpy as np
+from numba import njit, prange
+
+from .._config import NUMBA_CACHE, NUMBA_PARALLEL
+
+PATH_AUTO, PATH_ROWS, PATH_BINS, PATH_BITS = 0, 1, 2, 3
+"""The ``cum_union`` builds: the cheapest by the cost model (auto), per row over each row's
+lists, per bin over the groups' histograms, or by bit sets (``_union_by_bits``)."""
+
+UNION_BUILD = PATH_AUTO
+"""The ``cum_union`` build :func:`_grow_candidates` uses by default (tests force each one)."""
+
+BIT_OP_COST = 0.1
+"""Cost of one 64-bit word operation of the bit-set build relative to one scattered float
+addition of the list builds, in the per-feature cost model (measured on replayed kernel calls
+of the noisy 5k and 10k fits, see ``docs/performance.md``)."""
+
+
+@njit(cache=NUMBA_CACHE)
+def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
+    """Add ``weight[s] *`` the class counts of every group J in bin ``b`` (from its cumulative
+    histogram ``cum_g[J]``) to the rows ``out[idx[s]]``, ``s`` in ``ptr[J]:ptr[J + 1]``: the
+    rule subsets of J (inclusion-exclusion) or the groups J shares rules with (pair lists).
+    ``v``: a (C,) work buffer."""
+    G, _, C = cum_g.shape
+    for J in range(G):
+        nj = 0
+        for c in range(C):
+            x = cum_g[J, b + 1, c] - cum_g[J, b, c]
+            v[c] = x
+            nj += x
+        if nj == 0:
+            continue
+        for s2 in range(ptr[J], ptr[J + 1]):
+            t = idx[s2]
+            w = weight[s2]
+            for c in range(C):
+                out[t, c] += w * v[c]
+
+
+@njit(cache=NUMBA_CACHE)
+def _union_by_rows(cum_union, bins_f, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
+                   sub_sign, n_sub, bmin, bmax):
+    """``cum_union`` (G, nb + 1, C) of ``_grow_candidates_impl`` built row by row: each covered row
+    adds ``w`` to the groups its group's pair list names and 1 to its rule subsets; the subsets
+    then enter their groups with their signs, and the bins are cumulated. Cheaper than the
+    per-bin build when a group has few rows per bin (``bmin``..``bmax``: the rows' bins)."""
+    G, nb1, C = cum_union.shape
+    has_pairs = nbr_idx.shape[0] > 0
+    sc = np.zeros((n_sub, nb1, C))
+    for i in range(rows.shape[0]):
+        J = group_local[i]
+        if J < 0:
+            continue
+        r = rows[i]
+        b1 = bins_f[r] + 1
+        cls = y[r]
+        if has_pairs:
+            for s2 in range(nbr_ptr[J], nbr_ptr[J + 1]):
+                cum_union[nbr_idx[s2], b1, cls] += nbr_w[s2]
+        if n_sub > 0:
+            for s2 in range(sub_ptr[J], sub_ptr[J + 1]):
+                sc[sub_idx[s2], b1, cls] += 1.0
+    for g in range(G):
+        if n_sub > 0:
+            for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
+                t2 = sub_idx[s2]
+                w = sub_sign[s2]
+                for b in range(bmin + 1, bmax + 2):
+                    for c in range(C):
+                        cum_union[g, b, c] += w * sc[t2, b, c]
+        for b in range(1, nb1):
+            for c in range(C):
+                cum_union[g, b, c] += cum_union[g, b - 1, c]
+
+
+@njit(cache=NUMBA_CACHE)
+def _popcount(x):
+    """Set bits of a uint64 (the SWAR sum; LLVM turns it into one ``popcnt``)."""
+    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@njit(cache=NUMBA_CACHE)
+def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, n_rules):
+    """``cum_union`` (G, nb + 1, C) built with bit sets: the covered rows of the base are put in
+    (bin, class) order, each rule of ``M`` gets the bit set of its rows in that order, the union
+    of group g's rules (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``) is the OR of its rules' sets,
+    and its count per (bin, class) the set bits in that segment. Work: the rows' rules, plus
+    per group its rules x (covered rows / 64) words: no list that grows with the groups."""
+    G, nb1, C = cum_union.shape
+    nb = nb1 - 1
+    n_seg = nb * C
+    off = np.zeros(n_seg + 1, dtype=np.int64)
+    for i in range(rows.shape[0]):
+        if group_local[i] >= 0:
+            r = rows[i]
+            off[bins_f[r] * C + y[r] + 1] += 1
+    for s in range(n_seg):
+        off[s + 1] += off[s]
+    mc = off[n_seg]
+    n_words = (mc + 63) >> 6
+    sets = np.zeros((n_rules, n_words), dtype=np.uint64)
+    nxt = off[:n_seg].copy()
+    one = np.uint64(1)
+    for i in range(rows.shape[0]):
+        J = group_local[i]
+        if J < 0:
+            continue
+        r = rows[i]
+        s = bins_f[r] * C + y[r]
+        p = nxt[s]
+        nxt[s] = p + 1
+        bit = one << np.uint64(p & 63)
+        w = p >> 6
+        for a in range(grp_ptr[J], grp_ptr[J + 1]):
+            sets[grp_rules[a], w] |= bit
+    acc = np.empty(n_words, dtype=np.uint64)
+    full = ~np.uint64(0)
+    for g in range(G):
+        a0 = grp_ptr[g]
+        if a0 == grp_ptr[g + 1]:
+            continue
+        k0 = grp_rules[a0]
+        for w in range(n_words):
+            acc[w] = sets[k0, w]
+        for a in range(a0 + 1, grp_ptr[g + 1]):
+            k = grp_rules[a]
+            for w in range(n_words):
+                acc[w] |= sets[k, w]
+        for b in range(nb):
+            for c in range(C):
+                lo_p = off[b * C + c]
+                hi_p = off[b * C + c + 1]
+                cnt = 0
+                if hi_p > lo_p:
+                    w0 = lo_p >> 6
+                    w1 = (hi_p - 1) >> 6
+                    for w in range(w0, w1 + 1):
+                        x = acc[w]
+                        if w == w0:
+                            x &= full << np.uint64(lo_p & 63)
+                        if w == w1 and (hi_p & 63) != 0:
+                            x &= (one << np.uint64(hi_p & 63)) - one
+                        cnt += _popcount(x)
+                cum_union[g, b + 1, c] = cum_union[g, b, c] + cnt
+
+
+def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
+                     union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules,
+                     f_start, f_stop, path, valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split):
+    r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7) on the features
+    ``f_start..f_stop-1``, written into ``valid`` .. ``k_split`` (see :func:`_grow_candidates`).
+
+    Parameters (plain arrays)
+    -------------------------
+    bins : (d, n) uint8       bin codes, ``bin = #{cuts <= x}``
+    y : (n,) int64            class codes
+    rows : (m,) int64         the base rule's cover
+    lo, hi : (d,) int64       the base rule's bin interval per feature
+    n_bins : (d,) int64       number of bins per feature
+    group_local : (m,) int64  overlap group of each row of ``rows`` (-1: not covered by M)
+    nbr_ptr, nbr_idx, nbr_w : CSR lists, per group J, of groups g with a weight ``w``
+    union_counts : (G, C) float  class counts of the union of the covers of group g's rules
+    sub_ptr, sub_idx, sub_sign : CSR lists, per group, of rule subsets ``T`` (indices ``< n_sub``)
+        with a sign
+    log2_int : (n + 1,) float    ``log2`` of 0..n (counts; entry 0 unused)
+    grp_ptr, grp_rules : CSR lists of each group's rules (ids ``< n_rules``); empty (``n_rules
+        = 0``) when the caller has none, which rules out the bit-set build
+    path : ``PATH_AUTO`` (the cheapest build of ``cum_union`` per feature by the cost model
+        below), or one build forced (``PATH_ROWS``, ``PATH_BINS``, ``PATH_BITS``; tests)
+
+    The counts of a candidate ``S'`` inside the union of group g's rules (per bin, cumulated) are
+    ``sum over g's subsets T of sign * |S' in every rule of T| + sum over groups J listing g of
+    w * |S' in J|``. The caller chooses the lists (``turs.search.state.UNION_COUNTS``), e.g.
+    inclusion-exclusion (all subsets of g's rules, sign ``(-1)^(|T|+1)``, no pairs); pairs only
+    (no subsets; J lists every group it shares a rule with, ``w = 1``); or single rules
+    (each rule of g, sign 1) corrected by the pairs that share ``s >= 2`` rules,
+    ``w = -(s - 1)``: a row of J is counted ``s`` times by the single rules and once in the union.
+    The bit-set build needs only each group's rules (``_union_by_bits``). All builds give the
+    same integer counts, so the result does not depend on the build.
+
+    Candidate slot ``f * S + 2 * (t - 1) + side`` (``S = 2 * (max n_bins - 1)``) holds the
+    literal on feature ``f`` that keeps bins ``[lo_f, t)`` (side 0) or ``[t, hi_f)`` (side 1).
+    Writes valid (slots,) bool, new_lo (slots,), new_hi (slots,), counts (slots, C),
+    counts_uncovered (slots, C), delta_nll (slots,), k_split (d,) for the chunk's features;
+    the other entries are left as they are. The caller passes zeros (``delta_nll`` is
+    accumulated in place).
+
+    ``delta_nll`` is the change in the data code length (bits) of the instances of the
+    candidate that M already covers: their class distribution becomes that of the union of
+    their rules' covers *and* the candidate's (Eq. 3.5-3.6). ``k_split[f]`` counts the cut
+    points of ``f`` that split the base cover into two non-empty parts (``K_value``).
+    """
+    d = bins.shape[0]
+    m = rows.shape[0]
+    C = n_classes
+    G = union_counts.shape[0]
+    max_bins = 0
+    for f in range(d):
+        if n_bins[f] > max_bins:
+            max_bins = n_bins[f]
+    S = 2 * max(max_bins - 1, 1)
+    # the union's class counts as integers, and log2 of its class frequencies (from the table)
+    union_int = np.zeros((G, C), dtype=np.int64)
+    union_tot_int = np.zeros(G, dtype=np.int64)
+    log_p_old = np.zeros((G, C))
+    for g in range(G):
+        for c in range(C):
+            union_int[g, c] = int(union_counts[g, c])
+            union_tot_int[g] += union_int[g, c]
+        for c in range(C):
+            if union_int[g, c] > 0:
+                log_p_old[g, c] = log2_int[union_int[g, c]] - log2_int[union_tot_int[g]]
+
+    sub_ones = np.ones(sub_idx.shape[0])
+    has_pairs = nbr_idx.shape[0] > 0
+    # additions the per-row union build makes (the same for every feature), the rules the rows
+    # carry and the words the groups' rules OR together in the bit-set build
+    row_adds = 0
+    rule_adds = 0
+    m_covered = 0
+    for i in range(m if G > 0 else 0):
+        J = group_local[i]
+        if J >= 0:
+            m_covered += 1
+            if has_pairs:
+                row_adds += nbr_ptr[J + 1] - nbr_ptr[J]
+            if n_sub > 0:
+                row_adds += sub_ptr[J + 1] - sub_ptr[J]
+            if n_rules > 0:
+                rule_adds += grp_ptr[J + 1] - grp_ptr[J]
+    group_rules = grp_ptr[G] if n_rules > 0 else 0
+    n_words = (m_covered + 63) // 64
+    for f in prange(f_start, f_stop):
+        nb = n_bins[f]
+        l = lo[f]
+        h = hi[f]
+        if h - l < 2:
+            continue
+        # cumulative histograms: cum[b] = counts of bins < b
+        cum_all = np.zeros((nb + 1, C), dtype=np.int64)
+        cum_unc = np.zeros((nb + 1, C), dtype=np.int64)
+        cum_g = np.zeros((G, nb + 1, C), dtype=np.int64)
+        g_first = np.full(G, nb, dtype=np.int64)  # first and last bin with a row of the group
+        g_last = np.full(G, -1, dtype=np.int64)
+        for i in range(m):
+            r = rows[i]
+            b = bins[f, r]
+            cls = y[r]
+            cum_all[b + 1, cls] += 1
+            g = group_local[i]
+            if g < 0:
+                cum_unc[b + 1, cls] += 1
+            else:
+                cum_g[g, b + 1, cls] += 1
+                if b < g_first[g]:
+                    g_first[g] = b
+                if b > g_last[g]:
+                    g_last[g] = b
+        bmin = nb
+        bmax = -1
+        for b in range(nb):
+            tot = 0
+            for c in range(C):
+                tot += cum_all[b + 1, c]
+            if tot > 0:
+                if b < bmin:
+                    bmin = b
+                if b > bmax:
+                    bmax = b
+        for b in range(1, nb + 1):
+            for c in range(C):
+                cum_all[b, c] += cum_all[b - 1, c]
+                cum_unc[b, c] += cum_unc[b - 1, c]
+        for g in range(G):  # group by group: each group's histogram is contiguous
+            for b in range(1, nb + 1):
+                for c in range(C):
+                    cum_g[g, b, c] += cum_g[g, b - 1, c]
+        if bmax < 0:
+            continue
+        k_split[f] = bmax - bmin
+        n_gc = np.zeros(C)
+        add_i = np.zeros(C, dtype=np.int64)
+        # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
+        # rules (subset sums and weighted pair sums per bin, see above), built per bin from the
+        # groups' histograms, per row from each row's lists, or with bit sets, whichever costs
+        # the least
+        cum_union = np.zeros((G, nb + 1, C))
+        if G > 0:
+            n_used = bmax - bmin + 1
+            cost_rows = row_adds + G * nb * C
+            cost_bins = 2 * n_used * G * C + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1)
+            cost_bits = (m_covered + rule_adds + BIT_OP_COST * (n_rules + group_rules) * n_words + G * nb * C
+                         if n_rules > 0 else np.inf)
+            use = path
+            if use == PATH_AUTO:
+                use = PATH_ROWS if cost_rows < cost_bins else PATH_BINS
+                if cost_bits < min(cost_rows, cost_bins):
+                    use = PATH_BITS
+            if use == PATH_BITS and n_rules > 0:
+                _union_by_bits(cum_union, bins[f], y, rows, group_local, grp_ptr, grp_rules, n_rules)
+            elif use == PATH_ROWS or use == PATH_BITS:
+                _union_by_rows(cum_union, bins[f], y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
+                               sub_idx, sub_sign, n_sub, bmin, bmax)
+            else:
+                sc = np.zeros((n_sub, C))
+                vbuf = np.empty(C)
+                for b in range(nb):
+                    for g in range(G):
+                        for c in range(C):
+                            cum_union[g, b + 1, c] = cum_union[g, b, c]
+                    if b < bmin or b > bmax:
+                        continue
+                    if n_sub > 0:
+                        for t2 in range(n_sub):
+                            for c in range(C):
+                                sc[t2, c] = 0.0
+                        _scatter_bin_counts(cum_g, b, sub_ptr, sub_idx, sub_ones, sc, vbuf)
+                        for g in range(G):
+                            for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
+                                t2 = sub_idx[s2]
+                                w = sub_sign[s2]
+                                for c in range(C):
+                                    cum_union[g, b + 1, c] += w * sc[t2, c]
+                    if has_pairs:
+                        _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, nbr_w, cum_union[:, b + 1, :], vbuf)
+        for t in range(l + 1, h):
+            for side in range(2):
+                if side == 0:
+                    a = l
+                    e = t
+                else:
+                    a = t
+                    e = h
+                slot = f * S + 2 * (t - 1) + side
+                cov = 0
+                cov_unc = 0
+                for c in range(C):
+                    v = cum_all[e, c] - cum_all[a, c]
+                    counts[slot, c] = v
+                    counts_unc[slot, c] = cum_unc[e, c] - cum_unc[a, c]
+                    cov += v
+                    cov_unc += counts_unc[slot, c]
+                # a growth equal to its base, empty, or adding no instance outside M has no
+                # learning speed (Eq. 3.21 divides by the new coverage): not a candidate
+                if cov == 0 or cov == m or cov_unc == 0:
+                    continue
+                valid[slot] = True
+                new_lo[slot] = a
+                new_hi[slot] = e
+        # the data-code change, group by group (each group's histograms stay in cache); every
+        # slot still adds its groups' terms in increasing group order, as one sum per slot
+        for g in range(G):
+            if g_last[g] < 0:
+                continue  # no row of group g in this cover
+            for t in range(l + 1, h):
+                for side in range(2):
+                    if side == 0:
+                        a = l
+                        e = t
+                    else:
+                        a = t
+                        e = h
+                    slot = f * S + 2 * (t - 1) + side
+                    if not valid[slot]:
+                        continue
+                    if e <= g_first[g] or a > g_last[g]:
+                        continue  # no row of group g in bins [a, e)
+                    ng_tot = 0.0
+                    for c in range(C):
+                        n_gc[c] = cum_g[g, e, c] - cum_g[g, a, c]
+                        ng_tot += n_gc[c]
+                    if ng_tot == 0.0:
+                        continue
+                    # counts of the candidate outside the union of group g's rules; the
+                    # group's rows are then coded with the frequencies of union + candidate
+                    add_tot = 0
+                    for c in range(C):
+                        add_i[c] = counts[slot, c] - int(cum_union[g, e, c] - cum_union[g, a, c])
+                        add_tot += add_i[c]
+                    log_tot = log2_int[union_tot_int[g] + add_tot]
+                    for c in range(C):
+                        if n_gc[c] > 0:
+                            delta_nll[slot] += n_gc[c] * (log_p_old[g, c] - log2_int[union_int[g, c] + add_i[c]]
+                                                          + log_tot)
+
+
+def _variant(func, name):
+    """A copy of ``func`` under another name.
+
+    numba's on-disk cache keys a compiled function by its module, qualified name and line, not
+    by its ``parallel`` flag: two ``njit`` variants of one Python function share one cache entry,
+    and the second loads the first's machine code. Each variant therefore gets its own name.
+    """
+    copy = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__, func.__closure__)
+    copy.__qualname__ = name
+    copy.__doc__ = func.__doc__
+    return copy
+
+
+_grow_chunk_serial = njit(cache=NUMBA_CACHE)(_variant(_grow_chunk_impl, "_grow_chunk_serial"))
+_grow_chunk_parallel = njit(cache=NUMBA_CACHE, parallel=True)(_variant(_grow_chunk_impl, "_grow_chunk_parallel"))
+
+
+def _outputs(d, max_bins, C):
+    S = 2 * max(max_bins - 1, 1)
+    n_slots = d * S
+    return (np.zeros(n_slots, dtype=np.bool_), np.zeros(n_slots, dtype=np.int64), np.zeros(n_slots, dtype=np.int64),
+            np.zeros((n_slots, C), dtype=np.int64), np.zeros((n_slots, C), dtype=np.int64), np.zeros(n_slots),
+            np.zeros(d, dtype=np.int64))
+
+
+_outputs_jit = njit(cache=NUMBA_CACHE)(_outputs)
+
+
+@njit(cache=NUMBA_CACHE)
+def _grow_candidates_serial(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
+                            union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int):
+    out = _outputs_jit(bins.shape[0], n_bins.max(), n_classes)
+    no_rules = np.zeros(1, dtype=np.int64)
+    _grow_chunk_serial(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
+                       sub_ptr, sub_idx, sub_sign, n_sub, log2_int, no_rules, no_rules[:0], 0, 0, bins.shape[0],
+                       PATH_AUTO, out[0], out[1], out[2], out[3], out[4], out[5], out[6])
+    return out
+
+
+@njit(cache=NUMBA_CACHE)
+def _grow_candidates_parallel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
+                              union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int):
+    out = _outputs_jit(bins.shape[0], n_bins.max(), n_classes)
+    no_rules = np.zeros(1, dtype=np.int64)
+    _grow_chunk_parallel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
+                         union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, no_rules, no_rules[:0], 0, 0,
+                         bins.shape[0], PATH_AUTO, out[0], out[1], out[2], out[3], out[4], out[5], out[6])
+    return out
+
+
+# ``_grow_candidates_serial`` / ``_parallel``: all features in one call, without the groups' rule
+# lists (the list builds only), with the signature the growth kernel had before the chunks
+# (``turs.warmup`` and the tests call them)
+
+PARALLEL_MIN_WORK = 20_000_000
+"""Rows x cut points (the data's, an upper bound of the base's) x (1 + groups) below which the
+serial kernel is used: waking a thread team (passive OpenMP wait, see ``turs._config``) costs
+more than it saves on small covers, and the two threads of this machine share little (1.4x at
+best, on the largest calls). Measured on every 10th (waveform, 684 calls) or 2nd kernel call
+of fold-0 fits, replayed serial and parallel (2-core machine, 2026-11-22), kernel seconds, with
+the base's own cut points in the rule: waveform serial 1.229, former rule (rows x features x
+(1 + groups) >= 1e7) 1.035, this rule 0.889; pendigits 1.364, 1.363, 1.299; chess,
+mammography and vehicle the same under all three (0.105, 0.026, 0.052): their calls stay
+serial. With the data's cut points as the bound (``make bench``, 2026-11-22, whole fits, 1
+thread vs 2): waveform 16.4 vs 13.5 s, pendigits 5.0 vs 5.4 s, Vehicle 0.22 s both."""
+
+MAX_CALL_WORK = 60_000_000
+"""Estimated work (scattered additions, see :func:`feature_work`) above which a base's features
+are split over several kernel calls. numba's loops do not see signals: Python raises
+``KeyboardInterrupt`` only when a call returns, so this bounds how long Ctrl-C waits (about
+0.1 s per call on this 2-core machine, idle; ``docs/performance.md``). A single feature is
+never split."""
+
+
+def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
+    """The estimated work of one feature of a growth-kernel call (scattered-addition units):
+    the pass over the ``m`` rows, the groups' histograms and prefix sums, the cheapest union
+    build (``n_list``: list entries per row, ``n_group_rules``: rules summed over the groups;
+    0: no bit-set build) and the per-slot loop over the groups."""
+    base = 2.0 * m + 3.0 * n_groups * (nb + 1) * C
+    union = min(m * n_list, n_groups * nb * C + m * n_list)
+    if n_group_rules > 0:
+        union = min(union, BIT_OP_COST * n_group_rules * m / 64.0 + n_groups * nb * C + 2 * m)
+    return base + union + 4.0 * slots * n_groups * C
+
+
+def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
+                     sub_ptr, sub_idx, sub_sign, n_sub, log2_int, n_cuts=None, grp_ptr=None, grp_rules=None,
+                     n_rules=0, path=None, max_work=None, between_calls=None):
+    """Counts of every one-literal growth of a base rule (see ``_grow_chunk_impl``).
+
+    Returns valid (slots,) bool, new_lo (slots,), new_hi (slots,), counts (slots, C),
+    counts_uncovered (slots, C), delta_nll (slots,), k_split (d,).
+
+    The features are split into chunks of at most ``max_work`` (default ``MAX_CALL_WORK``)
+    estimated work, each one kernel call, serial or ``prange`` by its size
+    (``PARALLEL_MIN_WORK``); ``between_calls()``, if given, runs before each call (a progress
+    or cancellation hook). ``n_cuts``: the cut points the base's intervals hold, or an upper
+    bound; computed when None. ``grp_ptr``, ``grp_rules``, ``n_rules``: each group's rules
+    (CSR, rule ids ``< n_rules``), which enable the bit-set build of the union counts;
+    ``path``: the build (default ``UNION_BUILD``, the cheapest per feature).
+    """
+    d = bins.shape[0]
+    C = n_classes
+    max_bins = int(n_bins.max()) if d else 1
+    out = _outputs(d, max_bins, C)
+    if grp_ptr is None or n_rules == 0:
+        grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+    if n_cuts is None:
+        n_cuts = int(np.maximum(hi - lo - 1, 0).sum())
+    m = rows.shape[0]
+    G = union_counts.shape[0]
+    max_work = MAX_CALL_WORK if max_work is None else max_work
+    path = UNION_BUILD if path is None else path
+    n_list = (nbr_idx.shape[0] + sub_idx.shape[0]) / max(G, 1)  # list entries per group (a row's, roughly)
+    per_feature = feature_work(m, G, n_list, grp_ptr[-1] if n_rules else 0, max_bins, C, 2 * (max_bins - 1))
+    step = d if per_feature * d <= max_work else max(1, int(max_work // per_feature))
+    for f0 in range(0, d, step):
+        f1 = min(d, f0 + step)
+        work = m * n_cuts * (f1 - f0) / max(d, 1) * (1 + G)
+        kernel = _grow_chunk_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK else _grow_chunk_serial
+        if between_calls is not None:
+            between_calls()
+        kernel(bins, y, rows, lo, hi, n_bins, C, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts, sub_ptr,
+               sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules, f0, f1, path, *out)
+    return out
