@@ -105,7 +105,7 @@ def page(voila_url):
         try:
             pg = browser.new_page(viewport=VIEWPORT)
             pg.route("**/*", only_loopback)
-            pg.goto(voila_url, timeout=60_000)
+            pg.goto(voila_url, timeout=FIT_TIMEOUT)  # Voila runs the notebook (two fits) before "load"
             pg.locator(".turs-explorer .turs-beam-step .noUi-handle").first.wait_for(state="visible", timeout=120_000)
             yield pg
         finally:
@@ -187,11 +187,13 @@ def test_categorical_dataset_draws_its_view(page):
     before = plot.get_attribute("src")
     pg.locator(".turs-use-local-test input[type=checkbox]").first.check()
     pg.locator(".turs-dataset select").first.select_option("sim-mixed (categorical demo)")
+    # the progress line still says "fitted in" from the previous fit: wait for the new picture (the
+    # new fit's explorer), as long as a fit may take, then for the progress line
+    pg.wait_for_function("old => { const el = document.querySelector('img.turs-plot'); "
+                         "return el && el.src && el.src !== old; }", arg=before, timeout=FIT_TIMEOUT)
     progress = pg.locator(".turs-progress-text").first
     pg.wait_for_function("el => el.innerText.includes('fitted in')", arg=progress.element_handle(),
-                         timeout=FIT_TIMEOUT)
-    pg.wait_for_function("old => { const el = document.querySelector('img.turs-plot'); "
-                         "return el && el.src && el.src !== old; }", arg=before, timeout=30_000)
+                         timeout=30_000)
     x_text = pg.locator(".turs-x-feature select").first.evaluate("el => el.options[el.selectedIndex].text")
     y_text = pg.locator(".turs-y-feature select").first.evaluate("el => el.options[el.selectedIndex].text")
     assert "(categories)" in x_text + y_text, (x_text, y_text)
