@@ -269,15 +269,15 @@ def _greedy_drop(D: _Data, w: np.ndarray, lam: float, rule: list[int], max_len) 
 
 def solve_refine(D: _Data, w: np.ndarray, lam: float, max_len=None, max_iter: int = 30, n_seeds: int = 5,
                  rng=None) -> tuple[list[int], float, int]:
-    """Approximate ``argmax_R v(R)`` by iterative refinement of the DS decomposition.
+    """Approximate ``argmax_R v(R)`` by iterative refinement of the DS decomposition, from several starts.
 
     Starts: the top-down greedy rule, and the bottom-up rules from ``n_seeds`` positive rows
-    (``rng`` picks them; their most specific rule, then greedy drops); the best is refined.
-    At ``R_t``, ``f`` is replaced by its modular lower bound along a chain through ``R_t`` (tight
-    there) and ``max_S l(S) - u(S)`` is solved exactly (:func:`max_closure`); so are the chains
-    through ``R_t - j`` (``j`` moved last), which let a literal be exchanged. The best candidate
-    is kept when it raises ``v``; the loop stops when none does.
-    Returns ``(rule, v(rule), refinement steps taken)``.
+    (``rng`` picks them; their most specific rule, then greedy drops). Every distinct start is
+    refined (:func:`_refine`) and the best result is kept: the refinement is a local method, and
+    the start of best value is often not the one whose refinement is best (late in the greedy,
+    every start has ``v < 0`` and the best is often a rule covering nothing, where the
+    refinement cannot move).
+    Returns ``(rule, v(rule), refinement steps taken over all starts)``.
     """
     starts = [_greedy_grow(D, w, lam, max_len)]
     positives = np.flatnonzero(w > 0)
@@ -285,10 +285,30 @@ def solve_refine(D: _Data, w: np.ndarray, lam: float, max_len=None, max_iter: in
         rng = np.random.default_rng(0) if rng is None else rng
         for row in rng.choice(positives, min(n_seeds, len(positives)), replace=False):
             starts.append(_greedy_drop(D, w, lam, _cell(D, int(row)), max_len))
-    values = [rule_value(D.Z, w, lam, r) for r in starts]
-    rule, value = starts[int(np.argmax(values))], max(values)
     neg_false = np.ascontiguousarray(~D.Z[w < 0].T)  # literals x rows
     pos_false = np.ascontiguousarray(~D.Z[w > 0].T)
+    best, best_v, steps, seen = [], -np.inf, 0, set()
+    for start in starts:
+        key = tuple(sorted(start))
+        if key in seen:
+            continue
+        seen.add(key)
+        rule, value, n = _refine(D, w, lam, start, max_len, max_iter, neg_false, pos_false)
+        steps += n
+        if value > best_v + _TOL:
+            best, best_v = rule, value
+    return best, best_v, steps
+
+
+def _refine(D: _Data, w: np.ndarray, lam: float, rule: list[int], max_len, max_iter: int,
+            neg_false: np.ndarray, pos_false: np.ndarray) -> tuple[list[int], float, int]:
+    """Iterative refinement from ``rule``: at ``R_t``, ``f`` is replaced by its modular lower bound
+    along a chain through ``R_t`` (tight there) and ``max_S l(S) - u(S)`` is solved exactly
+    (:func:`max_closure`); so are the chains through ``R_t - j`` (``j`` moved last), which let a
+    literal be exchanged. The best candidate is kept when it raises ``v``; the loop stops when
+    none does. Returns ``(rule, v(rule), steps)``."""
+    rule = list(rule)
+    value = rule_value(D.Z, w, lam, rule)
     steps = 0
     for steps in range(1, max_iter + 1):
         chains = [(list(rule), [])] + [([i for i in rule if i != j], [j]) for j in rule]
