@@ -26,9 +26,9 @@ covered positive and ``-b0`` for a negative; add the maximiser when ``v_k > 0``.
 (a coverage function, submodular), ``1[R covers x_i] = 1 - h_i(R)`` and
 ``v(R) = sum_i w_i + f(R) - u(R)``, ``f(R) = sum_{w_i<0} |w_i| h_i(R)`` (negatives excluded) and
 ``u(R) = sum_{w_i>0} w_i h_i(R) + lam |R|`` (positives lost, and complexity): a difference of
-submodular functions. From the greedy rule ``R_0`` (add the literal that raises ``v`` most
-while one does), each step replaces ``f`` by its modular lower bound along a chain (an
-ordering of the literals) that starts with the current rule ``R_t``: literal ``j`` is credited
+submodular functions. From each start ``R_0`` (the top-down greedy rule, and bottom-up rules
+from a few positive rows; every start is refined, the best result kept), each step replaces
+``f`` by its modular lower bound along a chain (an ordering of the literals) that starts with the current rule ``R_t``: literal ``j`` is credited
 with the negatives it is the first in the chain to exclude, so the bound equals ``f`` on every
 prefix of the chain and on ``R_t``. The rest, ``max_S l(S) - u(S)``, is solved exactly: it is a
 maximum-weight closure problem (literal ``j`` earns ``l_j - lam`` and needs every positive row
