@@ -28,9 +28,9 @@ covered positive and ``-b0`` for a negative; add the maximiser when ``v_k > 0``.
 ``u(R) = sum_{w_i>0} w_i h_i(R) + lam |R|`` (positives lost, and complexity): a difference of
 submodular functions. From each start ``R_0`` (the top-down greedy rule, and bottom-up rules
 from a few positive rows; every start is refined, the best result kept), each step replaces
-``f`` by its modular lower bound along a chain (an ordering of the literals) that starts with the current rule ``R_t``: literal ``j`` is credited
-with the negatives it is the first in the chain to exclude, so the bound equals ``f`` on every
-prefix of the chain and on ``R_t``. The rest, ``max_S l(S) - u(S)``, is solved exactly: it is a
+``f`` by its modular lower bound along a chain (an ordering of the literals) that starts with
+the current rule ``R_t``: literal ``j`` is credited with the negatives it is the first in the
+chain to exclude, so the bound equals ``f`` on every prefix of the chain and on ``R_t``. The rest, ``max_S l(S) - u(S)``, is solved exactly: it is a
 maximum-weight closure problem (literal ``j`` earns ``l_j - lam`` and needs every positive row
 it excludes, each costing ``w_i``), i.e. a minimum s-t cut. As ``v(S) >= l(S) - u(S) + const``
 with equality at ``R_t``, the cut's rule is at least as good as ``R_t``. The chains through
