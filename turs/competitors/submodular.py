@@ -23,19 +23,20 @@ submodular) and ``c(R) = b0 |X-_R| + b2 |X+_R| + lam |R|`` (modular in the rules
 covered positive and ``-b0`` for a negative; add the maximiser when ``v_k > 0``.
 
 **Subproblem by iterative refinement.** With ``h_i(R) = 1[some literal of R is false on x_i]``
-(a coverage function, submodular), ``1[R covers x_i] = 1 - h_i(R)`` and
-``v(R) = sum_i w_i + f(R) - u(R)``, ``f(R) = sum_{w_i<0} |w_i| h_i(R)`` (negatives excluded) and
-``u(R) = sum_{w_i>0} w_i h_i(R) + lam |R|`` (positives lost, and complexity): a difference of
-submodular functions. From each start ``R_0`` (the top-down greedy rule, and bottom-up rules
-from a few positive rows; every start is refined, the best result kept), each step replaces
-``f`` by its modular lower bound along a chain (an ordering of the literals) that starts with
-the current rule ``R_t``: literal ``j`` is credited with the negatives it is the first in the
-chain to exclude, so the bound equals ``f`` on every prefix of the chain and on ``R_t``. The rest, ``max_S l(S) - u(S)``, is solved exactly: it is a
-maximum-weight closure problem (literal ``j`` earns ``l_j - lam`` and needs every positive row
-it excludes, each costing ``w_i``), i.e. a minimum s-t cut. As ``v(S) >= l(S) - u(S) + const``
-with equality at ``R_t``, the cut's rule is at least as good as ``R_t``. The chains through
-``R_t - j`` (with ``j`` moved last) are solved too, so a literal can be exchanged. The best
-candidate replaces ``R_t`` when it raises ``v``; the loop stops when none does.
+(a coverage function, submodular), ``1[R covers x_i] = 1 - h_i(R)`` and ``v(R) = sum_i w_i +
+f(R) - u(R)``, ``f(R) = sum_{w_i<0} |w_i| h_i(R)`` (negatives excluded) and ``u(R) = sum_{w_i>0}
+w_i h_i(R) + lam |R|`` (positives lost, and complexity): a difference of submodular functions.
+From each start ``R_0`` (the top-down greedy rule, and bottom-up rules from a few positive rows;
+every start is refined, the best result kept), each step replaces ``f`` by its modular lower
+bound along a chain (an ordering of the literals) that starts with the current rule ``R_t``:
+literal ``j`` is credited with the negatives it is the first in the chain to exclude, so the
+bound equals ``f`` on every prefix of the chain and on ``R_t``. The rest, ``max_S l(S) - u(S)``,
+is solved exactly: it is a maximum-weight closure problem (literal ``j`` earns ``l_j - lam`` and
+needs every positive row it excludes, each costing ``w_i``), i.e. a minimum s-t cut. As ``v(S)
+>= l(S) - u(S) + const`` with equality at ``R_t``, the cut's rule is at least as good as
+``R_t``. The chains through ``R_t - j`` (with ``j`` moved last) are solved too, so a literal can
+be exchanged. The best candidate replaces ``R_t`` when it raises ``v``; the loop stops when none
+does.
 
 **Exact branch-and-bound** (``solver="bnb"``): a set-enumeration tree over the literals; a rule
 whose extensions cannot beat the incumbent, ``sum_{covered, w_i > 0} w_i - lam (|R| + 1)``, is
