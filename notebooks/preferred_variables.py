@@ -99,7 +99,11 @@ t0 = time.perf_counter()
 # ## The preferred sets
 #
 # A random forest (500 trees, entropy criterion, seed `forest_seed`) on the whole dataset ranks the
-# source columns (a categorical column's one-hot columns summed); K = ceil(0.1 m).
+# variables; K = ceil(0.1 m). The study's files hold categorical variables already one-hot
+# encoded (`x4=o`, `Pregnancies=3`): their columns are summed into their variable, and a preferred
+# variable is given to TURS as all its columns (`preferred_features` names columns: each level
+# column then leaves the preferred set on its own when a rule uses it, where S-CLASSY drops the
+# whole variable).
 
 # %%
 data = {d: load_dataset(d) for d in DATASETS}
@@ -109,7 +113,7 @@ for d in DATASETS:
     X, y = data[d]
     ranking = pv.forest_ranking(X, np.asarray(y), random_state=forest_seed)
     SETS[d] = pv.preferred_sets(ranking, random_state=forest_seed)
-    rows.append({"dataset": d, "m": X.shape[1], "K": len(SETS[d]["top"]), **{k: ", ".join(v) for k, v in SETS[d].items()}})
+    rows.append({"dataset": d, "m": len(ranking), "K": len(SETS[d]["top"]), **{k: ", ".join(v) for k, v in SETS[d].items()}})
 sets_table = pd.DataFrame(rows).set_index("dataset")
 display(Markdown(markdown(sets_table)))
 sets_table.to_csv(OUT / "preferred_variables_sets.csv")
@@ -125,7 +129,8 @@ sets_table.to_csv(OUT / "preferred_variables_sets.csv")
 tasks = {}
 for d in DATASETS:
     for name, which, fallback in SETTINGS:
-        settings = {} if which is None else {"preferred_features": SETS[d][which], "preferred_fallback": fallback}
+        settings = ({} if which is None else
+                    {"preferred_features": pv.columns_of(SETS[d][which], data[d][0]), "preferred_fallback": fallback})
         tasks[d, name] = make_tasks([d], [pv.ALGORITHM], folds=FOLDS, settings=settings, n_folds=N_FOLDS)
 all_tasks = [t for ts in tasks.values() for t in ts]
 run(all_tasks if COMPUTE else [], RESULTS, n_jobs=n_jobs, timeout=timeout, progress=True, probe_first=True)

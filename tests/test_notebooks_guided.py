@@ -109,3 +109,25 @@ def test_a_record_is_the_fit_made_here(executed):
     assert [str(r) for r in model.rules_] == [r["text"] for r in rec["rules"] if not r["is_default"]]
     empty = TURSClassifier(max_rules=0).fit(Xt, yt)
     assert empty.rules_ == () and empty.mdl_score_ == pytest.approx(rec["extra"]["mdl_empty"], abs=1e-9)
+
+
+def test_one_hot_columns_of_the_study_rank_as_their_variable():
+    from turs.bench import preferred as pv
+
+    rng = np.random.default_rng(0)
+    n = 300
+    level = rng.integers(0, 3, n)
+    X = pd.DataFrame({"v=0": (level == 0).astype(int), "v=1": (level == 1).astype(int),
+                      "v=2": (level == 2).astype(int), "noise": rng.normal(size=n), "weak": rng.normal(size=n)})
+    y = np.where(level == 2, "a", "b")
+    X["weak"] += 0.3 * (y == "a")
+    ranking = pv.forest_ranking(X, y, n_estimators=50)
+    assert list(ranking.index) == ["v", "weak", "noise"]
+    assert ranking.sum() == pytest.approx(1.0)
+    sets = pv.preferred_sets(ranking)  # K = ceil(0.1 * 3) = 1
+    assert sets["top"] == ["v"] and sets["bottom"] == ["noise"]
+    assert pv.columns_of(["v"], X) == ["v=0", "v=1", "v=2"]
+    srcs = [[{"v"}, {"weak"}], [{"weak"}, {"noise", "v"}], [{"v", "noise"}], []]
+    # v first in folds 1 and 3 (2 of 4), weak in fold 2 (1 of 4); a fold without rules counts
+    assert pv.first_rule_frequency(srcs, ["v", "weak"]) == (pytest.approx(3 / 8), pytest.approx(0.5))
+    assert pv.first_positions(srcs, ["v"]) == [1, 2, 1, None]

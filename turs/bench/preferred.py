@@ -24,14 +24,29 @@ from .adapters import TURSAdapter
 from .metrics import weighted_roc_auc
 
 __all__ = ["PreferredTURSAdapter", "forest_ranking", "preferred_sets", "register", "rule_sources",
-           "first_rule_frequency", "first_positions", "ALGORITHM"]
+           "first_rule_frequency", "first_positions", "variable_of", "columns_of", "ALGORITHM"]
 
 ALGORITHM = "turs-preferred"
 
 
+def variable_of(column: str) -> str:
+    """The variable a column belongs to: the study's files hold categorical variables already
+    one-hot encoded as ``"variable=level"`` columns (tic-tac-toe's ``x4=o``, diabetes'
+    ``Pregnancies=3``); any other column is its own variable."""
+    return str(column).split("=", 1)[0]
+
+
+def columns_of(variables, X: pd.DataFrame) -> list:
+    """The columns of ``X`` that belong to ``variables`` (in ``X``'s order)."""
+    wanted = set(variables)
+    return [str(c) for c in X.columns if variable_of(c) in wanted]
+
+
 def forest_ranking(X: pd.DataFrame, y, random_state: int = 0, n_estimators: int = 500) -> pd.Series:
-    """Each source column's importance in a random forest (``criterion="entropy"``; a
-    categorical column's one-hot columns summed), highest first (ties by column order)."""
+    """Each variable's importance in a random forest (``criterion="entropy"``), highest first
+    (ties by column order): a categorical column's one-hot columns, and the study's
+    ``variable=level`` columns (:func:`variable_of`), summed into their variable, as S-CLASSY
+    ranks its variables."""
     from sklearn.ensemble import RandomForestClassifier
 
     parts, owner = [], []
@@ -46,8 +61,9 @@ def forest_ranking(X: pd.DataFrame, y, random_state: int = 0, n_estimators: int 
             owner.extend([col] * dummies.shape[1])
     forest = RandomForestClassifier(n_estimators=n_estimators, criterion="entropy", random_state=random_state,
                                     n_jobs=1).fit(np.hstack(parts), np.asarray(y))
+    owner = [variable_of(c) for c in owner]
     imp = pd.Series(forest.feature_importances_, index=owner).groupby(level=0, sort=False).sum()
-    imp = imp.reindex(list(X.columns))
+    imp = imp.reindex(list(dict.fromkeys(owner)))
     order = sorted(range(len(imp)), key=lambda i: (-imp.iloc[i], i))
     return imp.iloc[order]
 
@@ -94,9 +110,9 @@ def register() -> None:
 
 
 def rule_sources(model) -> list:
-    """The source columns of each rule of a fitted or loaded model, in the order the search
-    added the rules."""
-    return [{c.source if c.is_onehot else c.column for c in r.conditions} for r in model.rules_]
+    """The variables (:func:`variable_of` of the source columns) each rule of a fitted or
+    loaded model uses, in the order the search added the rules."""
+    return [{variable_of(c.source if c.is_onehot else c.column) for c in r.conditions} for r in model.rules_]
 
 
 def first_rule_frequency(sources_per_fold: list, preferred) -> tuple[float, float]:
