@@ -242,9 +242,10 @@ def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
 def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     """The prange variant gives the serial results, and has its own numba cache entry
     (same-named variants share one, and the parallel one then silently runs serial code)."""
+    from turs._core.growth_kernel import _grow_chunk_parallel, _grow_chunk_serial
     from turs._core.kernels import _grow_candidates_parallel, _grow_candidates_serial
 
-    assert _grow_candidates_parallel.py_func.__qualname__ != _grow_candidates_serial.py_func.__qualname__
+    assert _grow_chunk_parallel.py_func.__qualname__ != _grow_chunk_serial.py_func.__qualname__
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(3, n=2000, d=6, K=5)
     group, masks = overlap_groups(covers)
     present = np.unique(group[rows][group[rows] >= 0])
@@ -259,7 +260,7 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
 
 
 def test_warmup_runs_every_kernel_variant():
-    """`turs.warmup()` calls the prange kernel directly: it must follow the kernel's signature."""
+    """`turs.warmup()` calls the prange kernel's wrapper directly: it must keep its signature."""
     import turs
 
     seconds = turs.warmup()

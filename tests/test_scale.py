@@ -125,26 +125,30 @@ def test_sparse_pairs_equal_the_dense_product(seed, mode, min_shared):
 
 
 def test_chunked_calls_equal_one_call_and_run_the_hook():
-    """Features split over one kernel call each (``max_work`` tiny) give the one-call result, and
-    the hook runs before every call; a hook that raises stops the counting (Ctrl-C's path)."""
-    bins, y, rows, lo, hi, n_bins, C, covers = _problem(3, d=6)
+    """Features split over one kernel call each, and each feature over one call per overlap group
+    (``max_work`` tiny), give the one-call result bit for bit, and the hook runs before every
+    call; a hook that raises stops the counting (Ctrl-C's path)."""
+    bins, y, rows, lo, hi, n_bins, C, covers = _problem(4, d=6)
     gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
-    args = (bins, y, rows, lo, hi, n_bins, C, gl, *nbr, union, *sub, _log2_table(len(y)), None, grp_ptr, grp_rules,
-            covers.shape[1])
+    G = len(union)
+    args = (bins, y, rows, lo, hi, n_bins, C, gl, *nbr, union, *sub, _log2_table(len(y)), None)
+    rules = (grp_ptr, grp_rules, covers.shape[1])
     calls = []
-    one = gk._grow_candidates(*args, max_work=1e18, between_calls=lambda: calls.append(1))
-    assert len(calls) == 1
-    calls.clear()
-    split = gk._grow_candidates(*args, max_work=1.0, between_calls=lambda: calls.append(1))
-    assert len(calls) == 6
-    for a, b in zip(one, split):
-        np.testing.assert_array_equal(a, b)
+    one = gk._grow_candidates(*args, *rules, max_work=1e18, between_calls=lambda: calls.append(1))
+    assert len(calls) == 1 and G > 10
+    for lists_only, n_calls in ((True, 6), (False, 6 * G)):
+        calls.clear()
+        split = gk._grow_candidates(*args, *(() if lists_only else rules), max_work=1.0,
+                                    between_calls=lambda: calls.append(1))
+        assert len(calls) == n_calls
+        for a, b in zip(one, split):
+            np.testing.assert_array_equal(a, b)
 
     def stop():
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        gk._grow_candidates(*args, max_work=1.0, between_calls=stop)
+        gk._grow_candidates(*args, *rules, max_work=1.0, between_calls=stop)
 
 
 @pytest.mark.parametrize("path", ["rows", "bits"])

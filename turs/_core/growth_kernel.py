@@ -103,12 +103,13 @@ def _popcount(x):
 
 
 @njit(cache=NUMBA_CACHE)
-def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, n_rules):
+def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
     """``cum_union`` (G, nb + 1, C) built with bit sets: the covered rows of the base are put in
     (bin, class) order, each rule of ``M`` gets the bit set of its rows in that order, the union
     of group g's rules (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``) is the OR of its rules' sets,
     and its count per (bin, class) the set bits in that segment. Work: the rows' rules, plus
-    per group its rules x (covered rows / 64) words: no list that grows with the groups."""
+    per group its rules x (covered rows / 64) words: no list that grows with the groups.
+    ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see ``_grow_chunk_impl``)."""
     G, nb1, C = cum_union.shape
     nb = nb1 - 1
     n_seg = nb * C
@@ -139,13 +140,14 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
     acc = np.empty(n_words, dtype=np.uint64)
     full = ~np.uint64(0)
     for g in range(G):
-        a0 = grp_ptr[g]
-        if a0 == grp_ptr[g + 1]:
+        gg = g + g_start
+        a0 = grp_ptr[gg]
+        if a0 == grp_ptr[gg + 1]:
             continue
         k0 = grp_rules[a0]
         for w in range(n_words):
             acc[w] = sets[k0, w]
-        for a in range(a0 + 1, grp_ptr[g + 1]):
+        for a in range(a0 + 1, grp_ptr[gg + 1]):
             k = grp_rules[a]
             for w in range(n_words):
                 acc[w] |= sets[k, w]
@@ -169,9 +171,14 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
 
 def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
                      union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules,
-                     f_start, f_stop, path, valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split):
+                     f_start, f_stop, g_start, g_stop, path, valid, new_lo, new_hi, counts, counts_unc, delta_nll,
+                     k_split):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7) on the features
-    ``f_start..f_stop-1``, written into ``valid`` .. ``k_split`` (see :func:`_grow_candidates`).
+    ``f_start..f_stop-1``, written into ``valid`` .. ``k_split`` (see :func:`_grow_candidates`),
+    with the data-code terms of the groups ``g_start..g_stop-1`` only: a feature whose work is
+    too large for one call is done in several calls over consecutive group ranges (each call
+    adds its groups' terms to ``delta_nll``, so every slot still sums its groups in increasing
+    order). A call over part of the groups uses the bit-set build (it needs ``n_rules > 0``).
 
     Parameters (plain arrays)
     -------------------------
@@ -253,6 +260,9 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 rule_adds += grp_ptr[J + 1] - grp_ptr[J]
     group_rules = grp_ptr[G] if n_rules > 0 else 0
     n_words = (m_covered + 63) // 64
+    g0 = g_start
+    Gr = g_stop - g_start  # the groups of this call: local index j is group g0 + j
+    part = Gr < G
     for f in prange(f_start, f_stop):
         nb = n_bins[f]
         l = lo[f]
@@ -262,18 +272,18 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # cumulative histograms: cum[b] = counts of bins < b
         cum_all = np.zeros((nb + 1, C), dtype=np.int64)
         cum_unc = np.zeros((nb + 1, C), dtype=np.int64)
-        cum_g = np.zeros((G, nb + 1, C), dtype=np.int64)
-        g_first = np.full(G, nb, dtype=np.int64)  # first and last bin with a row of the group
-        g_last = np.full(G, -1, dtype=np.int64)
+        cum_g = np.zeros((Gr, nb + 1, C), dtype=np.int64)
+        g_first = np.full(Gr, nb, dtype=np.int64)  # first and last bin with a row of the group
+        g_last = np.full(Gr, -1, dtype=np.int64)
         for i in range(m):
             r = rows[i]
             b = bins[f, r]
             cls = y[r]
             cum_all[b + 1, cls] += 1
-            g = group_local[i]
-            if g < 0:
+            g = group_local[i] - g0
+            if group_local[i] < 0:
                 cum_unc[b + 1, cls] += 1
-            else:
+            elif g >= 0 and g < Gr:
                 cum_g[g, b + 1, cls] += 1
                 if b < g_first[g]:
                     g_first[g] = b
@@ -294,7 +304,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             for c in range(C):
                 cum_all[b, c] += cum_all[b - 1, c]
                 cum_unc[b, c] += cum_unc[b - 1, c]
-        for g in range(G):  # group by group: each group's histogram is contiguous
+        for g in range(Gr):  # group by group: each group's histogram is contiguous
             for b in range(1, nb + 1):
                 for c in range(C):
                     cum_g[g, b, c] += cum_g[g, b - 1, c]
@@ -307,8 +317,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # rules (subset sums and weighted pair sums per bin, see above), built per bin from the
         # groups' histograms, per row from each row's lists, or with bit sets, whichever costs
         # the least
-        cum_union = np.zeros((G, nb + 1, C))
-        if G > 0:
+        cum_union = np.zeros((Gr, nb + 1, C))
+        if Gr > 0:
             n_used = bmax - bmin + 1
             cost_rows = row_adds + G * nb * C
             cost_bins = 2 * n_used * G * C + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1)
@@ -319,8 +329,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 use = PATH_ROWS if cost_rows < cost_bins else PATH_BINS
                 if cost_bits < min(cost_rows, cost_bins):
                     use = PATH_BITS
-            if use == PATH_BITS and n_rules > 0:
-                _union_by_bits(cum_union, bins[f], y, rows, group_local, grp_ptr, grp_rules, n_rules)
+            if part or (use == PATH_BITS and n_rules > 0):
+                _union_by_bits(cum_union, bins[f], y, rows, group_local, grp_ptr, grp_rules, n_rules, g0)
             elif use == PATH_ROWS or use == PATH_BITS:
                 _union_by_rows(cum_union, bins[f], y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
                                sub_idx, sub_sign, n_sub, bmin, bmax)
@@ -372,8 +382,9 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 new_hi[slot] = e
         # the data-code change, group by group (each group's histograms stay in cache); every
         # slot still adds its groups' terms in increasing group order, as one sum per slot
-        for g in range(G):
-            if g_last[g] < 0:
+        for j in range(Gr):
+            g = g0 + j
+            if g_last[j] < 0:
                 continue  # no row of group g in this cover
             for t in range(l + 1, h):
                 for side in range(2):
@@ -386,11 +397,11 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     slot = f * S + 2 * (t - 1) + side
                     if not valid[slot]:
                         continue
-                    if e <= g_first[g] or a > g_last[g]:
+                    if e <= g_first[j] or a > g_last[j]:
                         continue  # no row of group g in bins [a, e)
                     ng_tot = 0.0
                     for c in range(C):
-                        n_gc[c] = cum_g[g, e, c] - cum_g[g, a, c]
+                        n_gc[c] = cum_g[j, e, c] - cum_g[j, a, c]
                         ng_tot += n_gc[c]
                     if ng_tot == 0.0:
                         continue
@@ -398,7 +409,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     # group's rows are then coded with the frequencies of union + candidate
                     add_tot = 0
                     for c in range(C):
-                        add_i[c] = counts[slot, c] - int(cum_union[g, e, c] - cum_union[g, a, c])
+                        add_i[c] = counts[slot, c] - int(cum_union[j, e, c] - cum_union[j, a, c])
                         add_tot += add_i[c]
                     log_tot = log2_int[union_tot_int[g] + add_tot]
                     for c in range(C):
@@ -432,34 +443,23 @@ def _outputs(d, max_bins, C):
             np.zeros(d, dtype=np.int64))
 
 
-_outputs_jit = njit(cache=NUMBA_CACHE)(_outputs)
-
-
-@njit(cache=NUMBA_CACHE)
 def _grow_candidates_serial(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
                             union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int):
-    out = _outputs_jit(bins.shape[0], n_bins.max(), n_classes)
-    no_rules = np.zeros(1, dtype=np.int64)
-    _grow_chunk_serial(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
-                       sub_ptr, sub_idx, sub_sign, n_sub, log2_int, no_rules, no_rules[:0], 0, 0, bins.shape[0],
-                       PATH_AUTO, out[0], out[1], out[2], out[3], out[4], out[5], out[6])
-    return out
+    """:func:`_grow_candidates` on the serial kernel, in one call, without the groups' rule lists
+    (the signature the growth kernel had before the chunks)."""
+    return _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
+                            union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, max_work=np.inf,
+                            kernel=_grow_chunk_serial)
 
 
-@njit(cache=NUMBA_CACHE)
 def _grow_candidates_parallel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
                               union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int):
-    out = _outputs_jit(bins.shape[0], n_bins.max(), n_classes)
-    no_rules = np.zeros(1, dtype=np.int64)
-    _grow_chunk_parallel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
-                         union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, no_rules, no_rules[:0], 0, 0,
-                         bins.shape[0], PATH_AUTO, out[0], out[1], out[2], out[3], out[4], out[5], out[6])
-    return out
+    """:func:`_grow_candidates` on the ``prange`` kernel, in one call (``turs.warmup`` calls it:
+    it compiles that kernel for the argument types the search passes)."""
+    return _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
+                            union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, max_work=np.inf,
+                            kernel=_grow_chunk_parallel)
 
-
-# ``_grow_candidates_serial`` / ``_parallel``: all features in one call, without the groups' rule
-# lists (the list builds only), with the signature the growth kernel had before the chunks
-# (``turs.warmup`` and the tests call them)
 
 PARALLEL_MIN_WORK = 20_000_000
 """Rows x cut points (the data's, an upper bound of the base's) x (1 + groups) below which the
@@ -473,12 +473,15 @@ mammography and vehicle the same under all three (0.105, 0.026, 0.052): their ca
 serial. With the data's cut points as the bound (``make bench``, 2026-11-22, whole fits, 1
 thread vs 2): waveform 16.4 vs 13.5 s, pendigits 5.0 vs 5.4 s, Vehicle 0.22 s both."""
 
-MAX_CALL_WORK = 60_000_000
+MAX_CALL_WORK = 20_000_000
 """Estimated work (scattered additions, see :func:`feature_work`) above which a base's features
-are split over several kernel calls. numba's loops do not see signals: Python raises
-``KeyboardInterrupt`` only when a call returns, so this bounds how long Ctrl-C waits (about
-0.1 s per call on this 2-core machine, idle; ``docs/performance.md``). A single feature is
-never split."""
+are split over several kernel calls, and a single feature above it over several ranges of the
+overlap groups. numba's loops do not see signals: Python raises ``KeyboardInterrupt`` only
+when a call returns, so this bounds how long Ctrl-C waits: the estimate ran at 1.2e8 units
+per second (median over the 30 slowest kernel calls of the noisy 10k fit, 2-core machine at
+load 8), i.e. about 0.17 s per call under that load and less when idle
+(``docs/performance.md``). Only the pass over the cover's rows of one
+feature is not split."""
 
 
 def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
@@ -495,7 +498,7 @@ def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
 
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
                      sub_ptr, sub_idx, sub_sign, n_sub, log2_int, n_cuts=None, grp_ptr=None, grp_rules=None,
-                     n_rules=0, path=None, max_work=None, between_calls=None):
+                     n_rules=0, path=None, max_work=None, between_calls=None, kernel=None):
     """Counts of every one-literal growth of a base rule (see ``_grow_chunk_impl``).
 
     Returns valid (slots,) bool, new_lo (slots,), new_hi (slots,), counts (slots, C),
@@ -507,29 +510,45 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     or cancellation hook). ``n_cuts``: the cut points the base's intervals hold, or an upper
     bound; computed when None. ``grp_ptr``, ``grp_rules``, ``n_rules``: each group's rules
     (CSR, rule ids ``< n_rules``), which enable the bit-set build of the union counts;
-    ``path``: the build (default ``UNION_BUILD``, the cheapest per feature).
+    ``path``: the build (default ``UNION_BUILD``, the cheapest per feature); ``kernel``: the
+    serial or the parallel chunk kernel for every call (default: by the work of the call).
+    Every argument reaches the kernel with the same types whatever the caller passed, so that
+    ``turs.warmup`` compiles what the search runs.
     """
     d = bins.shape[0]
-    C = n_classes
+    C = int(n_classes)
+    n_sub = int(n_sub)
     max_bins = int(n_bins.max()) if d else 1
     out = _outputs(d, max_bins, C)
     if grp_ptr is None or n_rules == 0:
         grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+    n_rules = int(n_rules)
+    path = int(UNION_BUILD if path is None else path)
     if n_cuts is None:
         n_cuts = int(np.maximum(hi - lo - 1, 0).sum())
     m = rows.shape[0]
     G = union_counts.shape[0]
     max_work = MAX_CALL_WORK if max_work is None else max_work
-    path = UNION_BUILD if path is None else path
     n_list = (nbr_idx.shape[0] + sub_idx.shape[0]) / max(G, 1)  # list entries per group (a row's, roughly)
     per_feature = feature_work(m, G, n_list, grp_ptr[-1] if n_rules else 0, max_bins, C, 2 * (max_bins - 1))
     step = d if per_feature * d <= max_work else max(1, int(max_work // per_feature))
+    # a feature too large for one call is split over group ranges (bit-set build only)
+    n_parts = 1
+    if per_feature > max_work and n_rules > 0 and G > 1:
+        n_parts = min(G, int(np.ceil(per_feature / max_work)))
+    bounds = np.linspace(0, G, n_parts + 1).round().astype(np.int64)
     for f0 in range(0, d, step):
         f1 = min(d, f0 + step)
         work = m * n_cuts * (f1 - f0) / max(d, 1) * (1 + G)
-        kernel = _grow_chunk_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK else _grow_chunk_serial
-        if between_calls is not None:
-            between_calls()
-        kernel(bins, y, rows, lo, hi, n_bins, C, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts, sub_ptr,
-               sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules, f0, f1, path, *out)
+        chunk = kernel
+        if chunk is None:
+            chunk = _grow_chunk_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK else _grow_chunk_serial
+        if n_parts > 1 and not (hi[f0:f1] - lo[f0:f1] >= 2).any():
+            continue  # no cut inside the base's interval: nothing to count
+        for p in range(n_parts):
+            if between_calls is not None:
+                between_calls()
+            chunk(bins, y, rows, lo, hi, n_bins, C, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts, sub_ptr,
+                  sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules, f0, f1, int(bounds[p]),
+                  int(bounds[p + 1]), path, *out)
     return out
