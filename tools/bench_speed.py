@@ -8,9 +8,15 @@ settings `--repeats` times and keep the median. The table (dataset, n, d, classe
 compile s, peak RSS, MDL score, rules, literals, test ROC-AUC, the reference TURS2 fit s and
 MDL from ../shared/anchors and the ratios) is printed and saved to figures/bench_speed.csv.
 
-`--scaling` adds the scaling study: fit time against n on subsamples of magic and aloi and
-against the number of features on musk, plotted to figures/scaling.png.
-`--threads` compares 1 and 2 numba threads on the given datasets.
+`--scaling` adds the scaling study (`make bench-scale`, issue 19): TURS on the noisy generator of
+issue 19 at 10k, 20k, 50k, 100k and 1M training rows, on the four large ADBench datasets
+(cover, campaign, shuttle, skin: `turs.bench.profiles` "large"), on magic, waveform and avila,
+each in a fresh process with a timeout; the fit time, the median time per rule search, rules,
+test AUC and peak RSS, beside RIPPER's, CLASSY's and CART's fit times through the benchmark
+harness' adapters where they finish; plus fit time against the number of features on musk.
+Table to figures/scaling.csv, log-log figure with the fitted exponents to figures/scaling.png.
+`--scaling-quick` runs a small subset (noisy 2k and 5k, shuttle; TURS and CART) to check the
+pipeline. `--threads` compares 1 and 2 numba threads on the given datasets.
 """
 from __future__ import annotations
 
@@ -124,6 +130,9 @@ def main(argv=None):
     ap.add_argument("--out", default=str(ROOT / "figures" / "bench_speed.csv"))
     ap.add_argument("--scaling", action="store_true", help="also run the scaling study")
     ap.add_argument("--scaling-only", action="store_true", help="run only the scaling study")
+    ap.add_argument("--scaling-quick", action="store_true", help="run a small scaling subset (checks the pipeline)")
+    ap.add_argument("--scale-one", help=argparse.SUPPRESS)
+    ap.add_argument("--algo", default="turs", help=argparse.SUPPRESS)
     ap.add_argument("--threads", default=None, help="datasets to time with 1 and 2 threads")
     ap.add_argument("--timeout", type=int, default=1800)
     ap.add_argument("--one", help=argparse.SUPPRESS)
@@ -132,6 +141,9 @@ def main(argv=None):
     a = ap.parse_args(argv)
     if a.one:
         print(json.dumps(one(a.one, a.repeats, a.n_sub, a.n_features)))
+        return 0
+    if a.scale_one:
+        print(json.dumps(scale_one(a.scale_one, a.algo)))
         return 0
 
     import pandas as pd
@@ -142,8 +154,8 @@ def main(argv=None):
         return 2
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    if a.scaling_only:
-        scaling(out.parent, a.timeout)
+    if a.scaling_only or a.scaling_quick:
+        scaling(out.parent, a.timeout, quick=a.scaling_quick)
         return 0
     load_avg = os.getloadavg()
     rows = []
@@ -191,31 +203,156 @@ def main(argv=None):
     return 0
 
 
-def scaling(out_dir: Path, timeout: int):
-    import pandas as pd
+# ------------------------------------------------------------------ scaling study (issue 19)
+SCALE_NOISY = [10_000, 20_000, 50_000, 100_000, 1_000_000]
+SCALE_DATASETS = ["shuttle", "skin", "campaign", "cover", "magic", "waveform", "avila"]
+SCALE_COMPETITORS = ["ripper", "classy", "cart"]
+SCALE_TARGETS = {"noisy 20000": 10.0, "noisy 100000": 60.0, "noisy 1000000": 600.0, "magic": 3.0, "waveform": 3.0,
+                 "avila": 5.0, "cover": 10.0, "campaign": 5.0, "skin": 5.0, "shuttle": 1.0}
+"""Issue 19's fit-time targets (seconds, default ``TURSClassifier()``, 2 cores, JIT warm)."""
 
+
+def noisy_data(n_train: int):
+    """Issue 19's generator: ``make_classification(n_samples=1.25 n, 20 features, 8 informative,
+    4 redundant, flip_y=0.05, class_sep=0.8, random_state=0)``, fold 0 of StratifiedKFold(5,
+    shuffle=True, random_state=2): ``n_train`` training rows and the rest for testing."""
+    import pandas as pd
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=int(round(n_train * 1.25)), n_features=20, n_informative=8, n_redundant=4,
+                               flip_y=0.05, class_sep=0.8, random_state=0)
+    return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])]), y
+
+
+def scale_one(spec: str, algo: str) -> dict:
+    """One cell of the scaling study in this process: ``spec`` is ``noisy:N`` or a dataset name,
+    ``algo`` ``turs`` or a registered harness algorithm (``ripper``, ``classy``, ``cart``)."""
+    import resource
+
+    import numpy as np
+    from sklearn.metrics import roc_auc_score
+    from sklearn.model_selection import StratifiedKFold
+
+    if spec.startswith("noisy:"):
+        X, y = noisy_data(int(spec.split(":")[1]))
+        label = f"noisy {int(spec.split(':')[1])}"
+    else:
+        from turs.datasets import load
+
+        X, y = load(spec)
+        y = y.to_numpy()
+        label = spec
+    tr, te = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
+    row = {"study": "n", "data": label, "algo": algo, "n": int(len(tr)), "d": int(X.shape[1]),
+           "classes": int(len(np.unique(y)))}
+    searches = []
+    if algo == "turs":
+        import turs
+        import turs.search.beam as beam
+
+        row["compile_s"] = turs.warmup()
+        search_rule = beam.search_rule
+
+        def timed(*args, **kwargs):  # the time of each rule search (Algorithm 4)
+            t = time.perf_counter()
+            out = search_rule(*args, **kwargs)
+            searches.append(time.perf_counter() - t)
+            return out
+
+        beam.search_rule = timed
+        t = time.perf_counter()
+        model = turs.TURSClassifier().fit(X.iloc[tr], y[tr])
+        row["fit_s"] = time.perf_counter() - t
+        beam.search_rule = search_rule
+        row.update(rules=len(model.rules_), mdl=float(model.mdl_score_), searches=len(searches),
+                   search_median_s=float(np.median(searches)), search_max_s=float(np.max(searches)))
+        proba = model.predict_proba(X.iloc[te])
+        classes = model.classes_
+    else:
+        from turs.bench.algorithms import get_algorithm
+
+        spec_algo = get_algorithm(algo)
+        model = spec_algo.factory(**spec_algo.params).fit(X.iloc[tr], y[tr])
+        row["fit_s"] = model.fit_seconds_
+        row["rules"] = len(model.rules())
+        proba = model.predict_proba(X.iloc[te])
+        classes = model.classes_
+    if len(classes) == 2:
+        row["auc"] = float(roc_auc_score(y[te] == classes[1], proba[:, 1]))
+    else:
+        row["auc"] = float(roc_auc_score(y[te], proba, multi_class="ovr", labels=classes))
+    row["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    row["load_avg"] = os.getloadavg()[0]
+    return row
+
+
+def run_scale_child(spec: str, algo: str, timeout: int) -> dict:
+    cmd = [sys.executable, __file__, "--scale-one", spec, "--algo", algo]
+    label = f"noisy {spec.split(':')[1]}" if spec.startswith("noisy:") else spec
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"study": "n", "data": label, "algo": algo, "status": f"timeout after {timeout} s"}
+    if out.returncode != 0:
+        err = out.stderr.strip().splitlines()
+        return {"study": "n", "data": label, "algo": algo, "status": "error: " + (err[-1] if err else "?")}
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    row["status"] = "ok"
+    return row
+
+
+def scaling(out_dir: Path, timeout: int, quick: bool = False):
+    """The scaling study: ``figures/scaling.csv`` and ``figures/scaling.png`` (see the module
+    docstring). A series stops at its first size that times out (the larger ones would too)."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    noisy = [2_000, 5_000] if quick else SCALE_NOISY
+    datasets = ["shuttle"] if quick else SCALE_DATASETS
+    competitors = ["cart"] if quick else SCALE_COMPETITORS
     rows = []
-    for name, sizes in (("magic", [1000, 2000, 4000, 8000, None]), ("aloi", [1000, 2000, 5000, 10000, 20000, None])):
-        for n in sizes:
-            r = run_child(name, 1, n_sub=n, timeout=timeout)
+    jobs = [(f"noisy:{n}", algo) for algo in ["turs", *competitors] for n in noisy]
+    jobs += [(name, algo) for name in datasets for algo in ["turs", *competitors]]
+    gave_up = set()
+    for spec, algo in tqdm(jobs, desc="scaling", unit="fit"):
+        series = (spec.split(":")[0], algo)
+        if series in gave_up and spec.startswith("noisy:"):
+            rows.append({"study": "n", "data": f"noisy {spec.split(':')[1]}", "algo": algo,
+                         "status": "not run: a smaller size timed out"})
+            continue
+        r = run_scale_child(spec, algo, timeout)
+        if r["status"] != "ok":
+            gave_up.add(series)
+        rows.append(r)
+        tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
+    if not quick:
+        for k in (10, 20, 40, 80, 166):
+            r = run_child("musk", 1, n_features=k, timeout=timeout)
             if r.get("status") == "ok":
-                rows.append({"study": "n", "dataset": name, "n": r["n"], "d": r["d"], "fit_s": r["fit_s"],
-                             "rules": r["rules"]})
-    for k in (10, 20, 40, 80, 166):
-        r = run_child("musk", 1, n_features=k, timeout=timeout)
-        if r.get("status") == "ok":
-            rows.append({"study": "d", "dataset": "musk", "n": r["n"], "d": r["d"], "fit_s": r["fit_s"],
-                         "rules": r["rules"]})
+                rows.append({"study": "d", "data": "musk", "algo": "turs", "n": r["n"], "d": r["d"],
+                             "fit_s": r["fit_s"], "rules": r["rules"], "status": "ok"})
     df = pd.DataFrame(rows)
-    # each added rule is one beam search, plus the last search that finds nothing to add
-    df["fit_s_per_search"] = df.fit_s / (df.rules + 1)
+    df["target_s"] = [SCALE_TARGETS.get(d) if a == "turs" else None for d, a in zip(df.data, df.algo)]
     df.to_csv(out_dir / "scaling.csv", index=False)
     plot_scaling(df, out_dir)
 
 
+def growth_exponent(n, t) -> float:
+    """The slope of ``log t`` against ``log n`` (least squares): ``t ~ n^slope``."""
+    import numpy as np
+
+    n, t = np.asarray(n, float), np.asarray(t, float)
+    ok = np.isfinite(t) & (t > 0)
+    if ok.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(n[ok]), np.log(t[ok]), 1)[0])
+
+
 def plot_scaling(df, out_dir: Path):
     """``figures/scaling.png`` from the table ``scaling()`` measured (``figures/scaling.csv``),
-    drawn with the project's style (``turs.style``: Okabe-Ito colours, 11-pt text, 150 dpi)."""
+    drawn with the project's style (``turs.style``: Okabe-Ito colours, 11-pt text, 150 dpi): fit
+    time and median time per rule search against n (log-log) with the exponents fitted on the
+    noisy series, the learners side by side, and fit time against d on musk."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -224,31 +361,51 @@ def plot_scaling(df, out_dir: Path):
     from turs import style
 
     style.apply()
-    colours = [style.OKABE_ITO[c] for c in ("blue", "orange", "bluish green", "vermillion")]
-    markers = ["o", "s", "^", "D"]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.6))
-    gn = df[df.study == "n"]
-    for ax, col, title in ((axes[0], "fit_s", "fit time against n"),
-                           (axes[1], "fit_s_per_search", "fit time per rule search\nagainst n")):
-        for i, (name, g) in enumerate(gn.groupby("dataset")):
-            color, marker = colours[i % len(colours)], markers[i % len(markers)]
-            ax.loglog(g.n, g[col], marker=marker, linestyle="-", color=color, label=name)
-            # a line through the dataset's smallest sample with slope 1: linear growth
-            ax.loglog(g.n, g[col].iloc[0] * g.n / g.n.iloc[0], ":", color=color,
-                      label=f"{name}: linear in n")
-        ax.set(xlabel="training rows n\n(subsample of fold 0)", ylabel="seconds", title=title)
-        ax.legend()
-    for name, g in gn.groupby("dataset"):
-        axes[0].annotate(f"{int(g.rules.iloc[-1])} rules", (g.n.iloc[-1], g.fit_s.iloc[-1]),
-                         textcoords="offset points", xytext=(-60, 6))
-    g = df[df.study == "d"]
-    axes[2].plot(g.d, g.fit_s, marker="o", linestyle="-", color=colours[0], label="musk")
+    colours = {"turs": style.OKABE_ITO["blue"], "ripper": style.OKABE_ITO["orange"],
+               "classy": style.OKABE_ITO["bluish green"], "cart": style.OKABE_ITO["vermillion"]}
+    names = {"turs": "TURS", "ripper": "RIPPER", "classy": "CLASSY", "cart": "CART"}
+    ok = df[(df.status == "ok") & (df.study == "n")]
+    fig, axes = plt.subplots(1, 3, figsize=(13.3, 6.4))
+    noisy = ok[ok.data.str.startswith("noisy")]
+    real = ok[~ok.data.str.startswith("noisy")]
+    for algo, g in noisy.groupby("algo"):
+        g = g.sort_values("n")
+        k = growth_exponent(g.n, g.fit_s)
+        axes[0].loglog(g.n, g.fit_s, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy: n^{k:.2f}")
+        if algo == "turs":
+            for _, r in g.iterrows():
+                axes[0].annotate(f"{int(r.rules)} rules", (r.n, r.fit_s), textcoords="offset points", xytext=(4, -12))
+            ks = growth_exponent(g.n, g.search_median_s)
+            axes[1].loglog(g.n, g.search_median_s, "o-", color=colours["turs"],
+                           label=f"TURS noisy, median per rule search: n^{ks:.2f}")
+            axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
+                           label="linear in n")
+    for algo, g in real.groupby("algo"):
+        axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")
+        if algo == "turs":
+            axes[1].loglog(g.n, g.search_median_s, "s", color=colours["turs"], mfc="none", label="TURS datasets")
+            for _, r in g.iterrows():
+                axes[1].annotate(r.data, (r.n, r.search_median_s), textcoords="offset points", xytext=(4, 2))
+    axes[0].set(xlabel="training rows n (fold 0)", ylabel="fit seconds", title="fit time against n")
+    axes[1].set(xlabel="training rows n (fold 0)", ylabel="seconds", title="median time per rule search against n")
+    from matplotlib.ticker import NullFormatter
+
+    for ax in axes[:2]:
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
+        ax.xaxis.set_minor_formatter(NullFormatter())
+    g = df[(df.study == "d") & (df.status == "ok")]
+    if len(g):
+        axes[2].plot(g.d, g.fit_s, marker="o", linestyle="-", color=colours["turs"], label="TURS, musk")
+        axes[2].legend()
+    else:
+        axes[2].text(0.5, 0.5, "not measured\n(--scaling-quick)", ha="center", va="center", transform=axes[2].transAxes)
     axes[2].set(xlabel="number of features d\n(first d columns)", ylabel="fit seconds", title="fit time against d")
-    axes[2].legend()
     fig.tight_layout()
     style.save(fig, out_dir, "scaling", formats=("png",))
     plt.close(fig)
-    print(df.round(3).to_string(index=False))
+    cols = [c for c in ["data", "algo", "n", "d", "fit_s", "target_s", "search_median_s", "rules", "auc",
+                        "peak_rss_mb", "load_avg", "status"] if c in df]
+    print(df[cols].round(3).to_string(index=False))
     print(f"saved {out_dir / 'scaling.png'}")
 
 
