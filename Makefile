@@ -37,7 +37,7 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench clean competitors data explorer experiments compare reference-check FORCE
+.PHONY: help install test reproduce bench bench-scale clean competitors data explorer experiments compare reference-check FORCE
 
 help:
 	@echo "make targets:"
@@ -47,6 +47,7 @@ help:
 	@echo "  figures/NAME.EXT   rebuild one figure: runs the notebook whose file name is the longest prefix of NAME.EXT"
 	@echo "  build/notebooks/X.ipynb  execute notebooks/X.py"
 	@echo "  bench              speed benchmark"
+	@echo "  bench-scale        scaling benchmark (noisy 10k-1M rows, the large datasets; figures/scaling.*)"
 	@echo "  experiments        run the benchmark (PROFILE, ALGORITHMS=$(ALGORITHMS)) into RESULTS=$(RESULTS); resumable"
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
 	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
@@ -93,7 +94,7 @@ experiments: $(STAMP)
 # search with its model code.
 REFERENCE_DATASETS = iris,glass-2,glass,wine,heartcleveland,backnote,diabetes,tic-tac-toe,car,wdbc,ionosphere,contracept,vehicle,vowels,thyroid,mammography,chess
 reference-check: $(STAMP)
-	$(PY) -m turs.bench run --profile paper --algorithms turs,turs-thesis,turs-turs2code --datasets $(REFERENCE_DATASETS) --timeout $(BENCH_TIMEOUT) --out results/reference
+	$(PY) -m turs.bench run --profile paper --algorithms turs,turs-thesis,turs-turs2code --datasets $(REFERENCE_DATASETS) --timeout $(BENCH_TIMEOUT) --force --out results/reference
 	$(PY) tools/compare_reference.py --results results/reference --algorithms turs,turs-thesis,turs-turs2code
 compare: $(STAMP)
 	$(PY) -m turs.bench compare --results $(RESULTS) --out figures/turs_vs_thesis.csv
@@ -127,6 +128,9 @@ figures/%: $(STAMP) FORCE
 BENCH_ARGS ?= --scaling --threads vehicle,pendigits,waveform
 bench: $(STAMP)
 	$(PY) tools/bench_speed.py $(BENCH_ARGS)
+
+bench-scale: $(STAMP)
+	$(PY) tools/bench_speed.py --scaling-only $(BENCH_ARGS)
 
 clean:
 	rm -rf build

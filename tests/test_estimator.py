@@ -66,6 +66,7 @@ def test_default_parameters():
         "use_auxiliary_beam": True, "local_test_fallback": False, "search": "turs2", "score": "learning_speed",
         "k_stop": 5, "model_encoding": "turs2", "max_rules": None,
         "record_trace": False, "random_state": None, "verbose": 0,
+        "preferred_features": None, "preferred_fallback": True, "forbidden_features": None, "max_rule_length": None,
     }
 
 

@@ -78,6 +78,9 @@ def _cmd_run(args) -> int:
     if args.backend == "dask" and not args.scheduler:
         print("error: --backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)", file=sys.stderr)
         return 2
+    from ..competitors.seeds import register_seed_datasets
+
+    register_seed_datasets()  # the seed papers' variants (seed-heart, seed-campaign) by name
     profile = get_profile(args.profile)
     datasets = _csv(args.datasets) if args.datasets else list(profile.datasets)
     n_folds = N_FOLDS if args.n_folds is None else args.n_folds
