@@ -456,10 +456,10 @@ def test_verbose_progress_bar(iris, capsys):
     model = TURSClassifier(verbose=1).fit(X, y)
     err = capsys.readouterr().err
     assert "TURS rules" in err
-    # the bar's last state: K rules, the final MDL score and coverage
+    # the bar's last state: K rules, the final MDL score, coverage and the elapsed time
     covered = int(model.apply(X).any(axis=1).sum())
     assert f"{len(model.rules_)}rule" in err
-    assert f"coverage={covered}, mdl={model.mdl_score_:.1f}" in err
+    assert f"rules={len(model.rules_)}, mdl={model.mdl_score_:.1f}, coverage={covered}, elapsed=" in err
     quiet = TURSClassifier().fit(X, y)
     assert capsys.readouterr() == ("", "")
     assert quiet.rules_ == model.rules_

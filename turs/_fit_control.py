@@ -48,6 +48,7 @@ class FitControl:
         self.timed_out = False
         self.n_rules = 0
         self.mdl = None
+        self.coverage = None
         self._last_refresh = 0.0
 
     @property
@@ -60,9 +61,9 @@ class FitControl:
             self.timed_out = True
         return self.timed_out
 
-    def rule_set(self, n_rules: int, mdl: float) -> None:
+    def rule_set(self, n_rules: int, mdl: float, coverage: int | None = None) -> None:
         """Record the current rule set (after each rule search) and refresh the bar."""
-        self.n_rules, self.mdl = int(n_rules), float(mdl)
+        self.n_rules, self.mdl, self.coverage = int(n_rules), float(mdl), coverage
         self._show(force=True)
 
     def check(self) -> None:
@@ -82,6 +83,8 @@ class FitControl:
         post = {"rules": self.n_rules}
         if self.mdl is not None:
             post["mdl"] = f"{self.mdl:.1f}"
+        if self.coverage is not None:
+            post["coverage"] = int(self.coverage)
         post["elapsed"] = f"{self.elapsed:.0f}s"
         self.bar.set_postfix(post, refresh=False)
         self.bar.refresh()

@@ -16,6 +16,7 @@ from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
+from ._fit_control import fit_control
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .trace import SearchTrace, candidate_describer, trace_mode
 
@@ -211,6 +212,17 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         not be candidate cut points: the search uses their covers); rules found are added
         after them. A rule on an unknown column or level, or that covers no row, raises a
         ValueError naming it and the column."""
+        snapshot = dict(self.__dict__)
+        try:
+            return self._fit(X, y, initial_rules)
+        except BaseException:
+            # Ctrl-C (KeyboardInterrupt) or any error: no half-fitted model is left behind; an
+            # estimator fitted before keeps its previous fit, an unfitted one stays unfitted
+            self.__dict__.clear()
+            self.__dict__.update(snapshot)
+            raise
+
+    def _fit(self, X, y, initial_rules=None):
         self._validate_params()
         Xf = _as_frame(X, None)
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
@@ -242,21 +254,22 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         describe = (candidate_describer(self.encoder_, lambda j, a, b: self._condition(*self._to_threshold(j, a, b)))
                     if self.record_trace else None)
         bar = None
-        progress = None
         if self.verbose:
             from tqdm.auto import tqdm
 
             bar = tqdm(desc="TURS rules", unit="rule")
 
-            def progress(state):
-                bar.n = state.K
-                bar.set_postfix(mdl=f"{state.total:.1f}", coverage=state.coverage)
-                bar.refresh()
         initial = RuleSetState(data, fixed).total
         try:
-            state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress,
-                                             trace=trace_mode(self.record_trace), initial_rules=fixed,
-                                             constraints=constraints)
+            # Ctrl-C during the search becomes a KeyboardInterrupt at the next checkpoint between
+            # kernel calls (turs._fit_control); the bar shows rules, MDL score and elapsed time
+            with fit_control(bar=bar) as control:
+                def progress(state):
+                    control.rule_set(state.K, state.total, state.coverage)
+
+                state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress,
+                                                 trace=trace_mode(self.record_trace), initial_rules=fixed,
+                                                 constraints=constraints)
         finally:
             if bar is not None:
                 bar.close()

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
+from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
 
-BETWEEN_KERNEL_CALLS = None
+BETWEEN_KERNEL_CALLS = checkpoint
 """A function the growth kernel calls before each of its calls (a base's features are split
 into calls of bounded work, ``turs._core.growth_kernel.MAX_CALL_WORK``): a hook for a progress
-bar or for stopping a fit, e.g. by raising. None: nothing."""
+bar or for stopping a fit, e.g. by raising. Default :func:`turs._fit_control.checkpoint`: a
+Ctrl-C pressed during a fit raises ``KeyboardInterrupt`` there; a no-op outside a fit. None: nothing."""
 
 
 @dataclass

@@ -1,0 +1,80 @@
+"""Ctrl-C during a long fit (issue 19): SIGINT sent to a fit in a subprocess at several moments
+stops it within about a second with KeyboardInterrupt, leaves the estimator unfitted (an earlier
+fit intact), and the Python session goes on to fit again."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import pytest
+
+CHILD = textwrap.dedent("""
+    import sys, time
+    import numpy as np
+    from sklearn.datasets import make_classification
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+    from turs import TURSClassifier
+
+    X, y = make_classification(n_samples=6000, n_features=20, n_informative=8, n_redundant=4,
+                               flip_y=0.05, class_sep=0.8, random_state=0)
+    small = TURSClassifier().fit(X[:300], y[:300])  # JIT warm, and a model fitted before
+    rules_before = [str(r) for r in small.rules_]
+    for model in (TURSClassifier(), small):
+        print("READY", flush=True)
+        t0 = time.monotonic()
+        try:
+            model.fit(X, y)
+            print("FINISHED", flush=True)
+        except KeyboardInterrupt:
+            print("INTERRUPTED", time.monotonic(), flush=True)
+        if model is small:
+            print("KEPT", [str(r) for r in model.rules_] == rules_before, flush=True)
+        else:
+            try:
+                check_is_fitted(model)
+                print("FITTED", flush=True)
+            except NotFittedError:
+                print("UNFITTED", flush=True)
+    again = TURSClassifier().fit(X[:200], y[:200])
+    print("AGAIN", len(again.rules_) >= 0, flush=True)
+""")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("delay", [0.3, 1.5])
+def test_sigint_stops_a_fit_within_a_second_and_leaves_no_half_model(delay):
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
+    proc = subprocess.Popen([sys.executable, "-c", CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    lines = []
+    try:
+        for _ in range(2):  # an unfitted estimator, then one fitted before
+            while True:
+                line = proc.stdout.readline()
+                assert line, f"child ended early: {lines} {proc.stderr.read()}"
+                lines.append(line.strip())
+                if line.startswith("READY"):
+                    break
+            time.sleep(delay)
+            sent = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            line = proc.stdout.readline().strip()
+            lines.append(line)
+            assert line.startswith("INTERRUPTED"), (lines, proc.stderr.read() if line == "" else "")
+            latency = float(line.split()[1]) - sent
+            load = os.getloadavg()[0]
+            assert latency < 1.0 * max(1.0, load / 2), f"KeyboardInterrupt {latency:.2f} s after SIGINT (load {load:.1f})"
+        out, err = proc.communicate(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    lines += out.split("\n")
+    assert "UNFITTED" in lines and "FITTED" not in lines, lines
+    assert "KEPT True" in lines, lines
+    assert "AGAIN True" in lines, (lines, err)
+    assert "SystemError" not in err, err
