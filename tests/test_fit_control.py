@@ -18,7 +18,7 @@ class FakeBar:
         self.postfix = None
         self.refreshes = 0
 
-    def set_postfix(self, post, refresh=True):
+    def set_postfix(self, **post):  # as the explorer's worker bar: keywords only
         self.postfix = dict(post)
 
     def refresh(self):

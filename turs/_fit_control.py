@@ -86,7 +86,7 @@ class FitControl:
         if self.coverage is not None:
             post["coverage"] = int(self.coverage)
         post["elapsed"] = f"{self.elapsed:.0f}s"
-        self.bar.set_postfix(post, refresh=False)
+        self.bar.set_postfix(**post)  # keywords only: tqdm and the explorer's worker bar both take them
         self.bar.refresh()
 
 
