@@ -69,7 +69,11 @@ def test_sigint_stops_a_fit_within_a_second_and_leaves_no_half_model(delay):
             latency = float(line.split()[1]) - sent
             load = os.getloadavg()[0]
             assert latency < 1.0 * max(1.0, load / 2), f"KeyboardInterrupt {latency:.2f} s after SIGINT (load {load:.1f})"
-        out, err = proc.communicate(timeout=300)
+        # read the rest through the same buffered stream as readline: communicate() reads the
+        # pipe's file descriptor and would miss lines readline already buffered
+        out = proc.stdout.read()
+        err = proc.stderr.read()
+        proc.wait(timeout=300)
     finally:
         if proc.poll() is None:
             proc.kill()
