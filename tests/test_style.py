@@ -196,20 +196,24 @@ def test_png_size_and_dpi_rejects_other_files(tmp_path):
         style.png_size_and_dpi(path)
 
 
-@pytest.mark.skip(reason="tools/bench_speed.py plot_scaling takes run_scaling's new columns since 8b243e7 (status, algo, data, search_median_s, ...); this hand-made frame must be rebuilt from them (issue 19)")
 def test_scaling_plot_of_bench_speed_follows_the_style(tmp_path):
     spec = importlib.util.spec_from_file_location("bench_speed", REPO / "tools" / "bench_speed.py")
     bench_speed = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench_speed)
+    # rows as bench_speed.scaling() writes them: noisy sizes and datasets per learner, the musk
+    # d-study, and a learner that timed out
     df = pd.DataFrame({
-        "study": ["n"] * 6 + ["d"] * 3,
-        "dataset": ["magic"] * 3 + ["aloi"] * 3 + ["musk"] * 3,
-        "n": [1000, 2000, 4000, 1000, 2000, 5000, 5000, 5000, 5000],
-        "d": [10] * 6 + [10, 20, 40],
-        "fit_s": [0.1, 0.3, 0.9, 0.05, 0.1, 0.4, 0.2, 0.3, 0.5],
-        "rules": [5, 8, 12, 3, 4, 6, 5, 5, 6],
+        "study": ["n"] * 8 + ["d"] * 3,
+        "data": ["noisy 10000", "noisy 20000", "noisy 50000", "noisy 10000", "noisy 20000", "magic", "magic",
+                 "noisy 50000", "musk", "musk", "musk"],
+        "algo": ["turs"] * 3 + ["cart"] * 2 + ["turs", "ripper", "cart"] + ["turs"] * 3,
+        "n": [10000, 20000, 50000, 10000, 20000, 15216, 15216, None, 5000, 5000, 5000],
+        "d": [20] * 5 + [10, 10, 20, 10, 20, 40],
+        "fit_s": [3.0, 7.0, 20.0, 0.3, 0.7, 2.0, 30.0, None, 0.2, 0.3, 0.5],
+        "search_median_s": [0.05, 0.1, 0.25, None, None, 0.04, None, None, None, None, None],
+        "rules": [30, 45, 70, None, None, 60, None, None, 5, 5, 6],
+        "status": ["ok"] * 7 + ["timeout after 600 s"] + ["ok"] * 3,
     })
-    df["fit_s_per_search"] = df.fit_s / (df.rules + 1)
     with style.rc_context():
         bench_speed.plot_scaling(df, tmp_path)
     width, _, dpi = style.png_size_and_dpi(tmp_path / "scaling.png")

@@ -361,9 +361,9 @@ def plot_scaling(df, out_dir: Path):
     from turs import style
 
     style.apply()
-    colours = {"turs": style.OKABE_ITO["blue"], "ripper": style.OKABE_ITO["orange"],
-               "classy": style.OKABE_ITO["bluish green"], "cart": style.OKABE_ITO["vermillion"]}
-    names = {"turs": "TURS", "ripper": "RIPPER", "classy": "CLASSY", "cart": "CART"}
+    # one colour, marker and name per learner, the same as in every other figure
+    colours = {a: style.algorithm_style(a).color for a in df.algo.dropna().unique()}
+    names = {a: style.algorithm_style(a).label for a in colours}
     ok = df[(df.status == "ok") & (df.study == "n")]
     fig, axes = plt.subplots(1, 3, figsize=(13.3, 6.4))
     noisy = ok[ok.data.str.startswith("noisy")]
