@@ -169,6 +169,15 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
                 cum_union[g, b + 1, c] = cum_union[g, b, c] + cnt
 
 
+@njit(cache=NUMBA_CACHE)
+def _slot_interval(f, S, l, h, t, side):
+    """The bins ``[a, e)`` kept by the literal that cuts feature ``f`` (base interval ``[l, h)``)
+    at ``t`` -- side 0 keeps ``[l, t)``, side 1 ``[t, h)`` -- and its candidate slot."""
+    if side == 0:
+        return l, t, f * S + 2 * (t - 1)
+    return t, h, f * S + 2 * (t - 1) + 1
+
+
 def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
                      union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules,
                      f_start, f_stop, g_start, g_stop, path, valid, new_lo, new_hi, counts, counts_unc, delta_nll,
@@ -358,13 +367,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                         _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, nbr_w, cum_union[:, b + 1, :], vbuf)
         for t in range(l + 1, h):
             for side in range(2):
-                if side == 0:
-                    a = l
-                    e = t
-                else:
-                    a = t
-                    e = h
-                slot = f * S + 2 * (t - 1) + side
+                a, e, slot = _slot_interval(f, S, l, h, t, side)
                 cov = 0
                 cov_unc = 0
                 for c in range(C):
@@ -388,13 +391,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 continue  # no row of group g in this cover
             for t in range(l + 1, h):
                 for side in range(2):
-                    if side == 0:
-                        a = l
-                        e = t
-                    else:
-                        a = t
-                        e = h
-                    slot = f * S + 2 * (t - 1) + side
+                    a, e, slot = _slot_interval(f, S, l, h, t, side)
                     if not valid[slot]:
                         continue
                     if e <= g_first[j] or a > g_last[j]:
