@@ -261,3 +261,21 @@ def placeholder_model_bits(bins, n_bins, binary, lits, f, a, b, header, turs2):
             lower = cm[1, j] if not np.isnan(cm[1, j]) else -np.inf
             reach &= (bins[j] < upper) & (bins[j] >= lower)
     return total
+
+
+def random_growth_problem(seed, n, d, C, K, max_bins, cover_p):
+    """Seeded random input of the growth kernel: ``(rng, bins, y, rows, lo, hi, n_bins, C,
+    covers)`` with ``d`` features of 2..``max_bins - 1`` bins, ``K`` rules covering each row with
+    probability ``cover_p``, and a base rule that keeps all of feature 0 (even seeds) or drops its
+    first bin (odd seeds)."""
+    rng = np.random.default_rng(seed)
+    n_bins = rng.integers(2, max_bins, size=d).astype(np.int64)
+    bins = np.stack([rng.integers(0, nb, size=n) for nb in n_bins]).astype(np.uint8)
+    y = rng.integers(0, C, size=n).astype(np.int64)
+    covers = rng.random((n, K)) < cover_p
+    lo = np.zeros(d, dtype=np.int64)
+    hi = n_bins.copy()
+    if seed % 2:
+        lo[0] = 1
+    rows = np.flatnonzero((bins[0] >= lo[0]) & (bins[0] < hi[0])).astype(np.int64)
+    return rng, bins, y, rows, lo, hi, n_bins, C, covers

@@ -8,18 +8,7 @@ from turs.mdl import overlap_groups
 
 
 def _problem(seed, n=120, d=4, C=3, K=3):
-    rng = np.random.default_rng(seed)
-    n_bins = rng.integers(2, 7, size=d).astype(np.int64)
-    bins = np.stack([rng.integers(0, nb, size=n) for nb in n_bins]).astype(np.uint8)
-    y = rng.integers(0, C, size=n).astype(np.int64)
-    covers = rng.random((n, K)) < 0.35
-    # a base rule: one random interval on feature 0 (or no literal)
-    lo = np.zeros(d, dtype=np.int64)
-    hi = n_bins.copy()
-    if seed % 2:
-        lo[0] = 1
-    rows = np.flatnonzero((bins[0] >= lo[0]) & (bins[0] < hi[0])).astype(np.int64)
-    return rng, bins, y, rows, lo, hi, n_bins, C, covers
+    return naive.random_growth_problem(seed, n, d, C, K, max_bins=7, cover_p=0.35)
 
 
 def _union_lists(masks, mode):

@@ -14,17 +14,7 @@ PATHS = {"rows": gk.PATH_ROWS, "bins": gk.PATH_BINS, "bits": gk.PATH_BITS}
 
 
 def _problem(seed, n=160, d=4, C=3, K=5):
-    rng = np.random.default_rng(seed)
-    n_bins = rng.integers(2, 8, size=d).astype(np.int64)
-    bins = np.stack([rng.integers(0, nb, size=n) for nb in n_bins]).astype(np.uint8)
-    y = rng.integers(0, C, size=n).astype(np.int64)
-    covers = rng.random((n, K)) < 0.4
-    lo = np.zeros(d, dtype=np.int64)
-    hi = n_bins.copy()
-    if seed % 2:
-        lo[0] = 1
-    rows = np.flatnonzero((bins[0] >= lo[0]) & (bins[0] < hi[0])).astype(np.int64)
-    return bins, y, rows, lo, hi, n_bins, C, covers
+    return naive.random_growth_problem(seed, n, d, C, K, max_bins=8, cover_p=0.4)[1:]
 
 
 def _inputs(bins, y, rows, covers, C, mode):
