@@ -206,21 +206,21 @@ for d in DATASETS:
     p = SCLASSY.get(d)
     ours = table.loc[d]
     row = {"dataset": d, "S-CLASSY name": p}
-    for s in ("bottom", "random", "top"):
-        row[f"AUC {s}"] = ours.loc[s, "AUC test"]
-        row[f"AUC {s} [S-CL]"] = t2.loc[p, f"auc_SCLASSY_{s}"] if p in t2.index else np.nan
-    row["AUC none"] = ours.loc["none", "AUC test"]
-    row["AUC none [BCL]"] = t2.loc[p, "auc_BCLASSY"] if p in t2.index else np.nan
-    row["L% top"] = ours.loc["top", "L%"]
-    row["L% top [S-CL]"] = t1.loc[p, "L_pct_SCLASSY"] if p in t1.index else np.nan
-    row["L% none"] = ours.loc["none", "L%"]
-    row["L% none [BCL]"] = t1.loc[p, "L_pct_BCLASSY"] if p in t1.index else np.nan
-    row["f@1 top"] = ours.loc["top", "f@1"]
-    row["f@1 top [S-CL]"] = t2.loc[p, "mean_f1_SCLASSY_top"] if p in t2.index else np.nan
-    row["f@1 none"] = ours.loc["none", "f@1"]
-    row["f@1 none [BCL]"] = t2.loc[p, "mean_f1_BCLASSY_top"] if p in t2.index else np.nan
-    row["rules bottom"] = ours.loc["bottom", "rules"]
-    row["rules bottom [S-CL]"] = t3.loc[p, "n_rules_SCLASSY_bottom"] if p in t3.index else np.nan
+    # (our measure, our setting, the paper's table and column, its tag): S-CLASSY's number
+    # beside ours where the paper has the dataset
+    for measure, setting, t, col, tag in [
+            ("AUC test", "bottom", t2, "auc_SCLASSY_bottom", "S-CL"),
+            ("AUC test", "random", t2, "auc_SCLASSY_random", "S-CL"),
+            ("AUC test", "top", t2, "auc_SCLASSY_top", "S-CL"),
+            ("AUC test", "none", t2, "auc_BCLASSY", "BCL"),
+            ("L%", "top", t1, "L_pct_SCLASSY", "S-CL"),
+            ("L%", "none", t1, "L_pct_BCLASSY", "BCL"),
+            ("f@1", "top", t2, "mean_f1_SCLASSY_top", "S-CL"),
+            ("f@1", "none", t2, "mean_f1_BCLASSY_top", "BCL"),
+            ("rules", "bottom", t3, "n_rules_SCLASSY_bottom", "S-CL")]:
+        name = f"{'AUC' if measure == 'AUC test' else measure} {setting}"
+        row[name] = ours.loc[setting, measure]
+        row[f"{name} [{tag}]"] = t.loc[p, col] if p in t.index else np.nan
     row["rules bottom printed"] = ours.loc["bottom printed", "rules"]
     row["AUC bottom printed"] = ours.loc["bottom printed", "AUC test"]
     side.append(row)
