@@ -87,21 +87,17 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None) -> dict:
                       "pairs": int(nbr_idx.shape[0]), "subs": int(sub_idx.shape[0])})
         return out
 
+    def timed(name, func):
+        """``func``, adding its time to ``phase[name]``."""
+        def wrapper(*a, **k):
+            t = time.perf_counter()
+            out = func(*a, **k)
+            phase[name] += time.perf_counter() - t
+            return out
+        return wrapper
+
     fin = growths._finish_growths
-
-    def finish(*a):
-        t = time.perf_counter()
-        out = fin(*a)
-        phase["finish_growths"] += time.perf_counter() - t
-        return out
-
     loc = growths._localize_groups
-
-    def localize(*a):
-        t = time.perf_counter()
-        out = loc(*a)
-        phase["localize_groups"] += time.perf_counter() - t
-        return out
 
     init = state_mod.RuleSetState.__init__
     states = []
@@ -118,17 +114,11 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None) -> dict:
 
     sg = growths.score_growths
 
-    def score(*a, **k):
-        t = time.perf_counter()
-        out = sg(*a, **k)
-        phase["score_growths (all)"] += time.perf_counter() - t
-        return out
-
     growths._grow_candidates = grow
-    growths._finish_growths = finish
-    growths._localize_groups = localize
+    growths._finish_growths = timed("finish_growths", fin)
+    growths._localize_groups = timed("localize_groups", loc)
     state_mod.RuleSetState.__init__ = state_init
-    beam.score_growths = score
+    beam.score_growths = timed("score_growths (all)", sg)
     try:
         X, y, Xt, yt = noisy(n_train)
         t = time.perf_counter()
