@@ -58,7 +58,11 @@ def check_guidance(preferred, forbidden, max_rule_length, preferred_fallback) ->
     if not isinstance(preferred_fallback, (bool, np.bool_)):
         raise ValueError(f"The 'preferred_fallback' parameter of TURSClassifier must be a bool. "
                          f"Got {preferred_fallback!r} instead.")
-    both = sorted(set(p or ()) & set(f or ()), key=str)
+    _check_disjoint(sorted(set(p or ()) & set(f or ()), key=str))
+
+
+def _check_disjoint(both) -> None:
+    """ValueError when columns are both preferred and forbidden."""
     if both:
         raise ValueError(f"The columns {both} are in both 'preferred_features' and 'forbidden_features' of "
                          "TURSClassifier; a column can be preferred or forbidden, not both. Remove them from one.")
@@ -97,10 +101,7 @@ def search_constraints(model, encoder) -> SearchConstraints | None:
         return None
     pref = _mask(preferred, encoder, "preferred_features")
     forb = _mask(forbidden, encoder, "forbidden_features")
-    both = sorted({n for n, _ in pref} & {n for n, _ in forb})
-    if both:  # an int position and a name of the same column
-        raise ValueError(f"The columns {both} are in both 'preferred_features' and 'forbidden_features' of "
-                         "TURSClassifier; a column can be preferred or forbidden, not both. Remove them from one.")
+    _check_disjoint(sorted({n for n, _ in pref} & {n for n, _ in forb}))  # also a position and a name of one column
     forbidden_mask = np.logical_or.reduce([m for _, m in forb]) if forb else None
     return SearchConstraints(forbidden=forbidden_mask, max_rule_length=model.max_rule_length,
                              preferred=tuple(pref), preferred_fallback=bool(model.preferred_fallback))

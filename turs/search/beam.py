@@ -141,7 +141,7 @@ def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchR
             if g is None:
                 continue
             main_mask, aux_mask = policy.main_mask(g), policy.aux_mask(g)
-            allowed = _allowed_growths(g, base, constraints, require) if (constraints or require is not None) else None
+            allowed = _allowed_growths(g, base, constraints, require)
             if allowed is not None:
                 main_mask = allowed if main_mask is None else main_mask & allowed
                 aux_mask = aux_mask & allowed
