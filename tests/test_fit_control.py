@@ -6,6 +6,7 @@ import os
 import signal
 import threading
 import time
+import warnings
 
 import pytest
 
@@ -99,3 +100,44 @@ def test_no_handler_is_installed_outside_the_main_thread():
     t.start()
     t.join()
     assert seen == {"same_handler": True, "active": True, "after": None}
+
+
+def _fake_clock(monkeypatch):
+    """A clock of turs._fit_control that advances one second per reading."""
+    import types
+
+    import turs._fit_control as fc
+
+    ticks = iter(range(10_000))
+    monkeypatch.setattr(fc, "time", types.SimpleNamespace(monotonic=lambda: float(next(ticks))))
+
+
+def test_max_time_stops_adding_rules_and_keeps_a_valid_model(monkeypatch):
+    from sklearn.datasets import load_breast_cancer
+
+    from turs import TURSClassifier, mdl_score
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    full = TURSClassifier(record_trace=True).fit(X, y)
+    assert len(full.rules_) > 2
+    # the clock reads 0 at the start and 1, 2, 3 before each rule search: with 2.5 s two
+    # searches run, and the third does not start
+    _fake_clock(monkeypatch)
+    with pytest.warns(UserWarning, match=r"stopped adding rules after max_time=2.5 s .*2 rules"):
+        short = TURSClassifier(max_time=2.5, record_trace=True).fit(X, y)
+    assert [str(r) for r in short.rules_] == [str(r) for r in full.rules_[:2]]
+    assert short.mdl_score_ == pytest.approx(mdl_score(short.rules_, X, y, encoder=short.encoder_).total, abs=1e-9)
+    assert short.trace_.searches[-1]["fit_stop"]["reason"] == "max_time"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert len(TURSClassifier(max_time=1e6).fit(X, y).rules_) == len(full.rules_)
+
+
+@pytest.mark.parametrize("bad", [0, -1.0, float("nan"), "10", True])
+def test_max_time_must_be_positive_seconds(bad):
+    from sklearn.datasets import load_iris
+
+    from turs import TURSClassifier
+
+    with pytest.raises(ValueError, match="'max_time' parameter of TURSClassifier must be a number of seconds > 0"):
+        TURSClassifier(max_time=bad).fit(*load_iris(return_X_y=True))

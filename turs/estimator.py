@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -117,7 +118,12 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         Seed of random picking when ``predict_proba(overlap="random")`` gets no seed.
         The search itself is deterministic.
     verbose : int, default 0
-        0: silent; 1: a progress bar over added rules with the current MDL score.
+        0: silent; 1: a progress bar with the rules found, the MDL score, the coverage and the
+        elapsed time (refreshed at least every second during a rule search).
+    max_time : float or None, default None
+        Seconds after which no new rule search starts: the fit keeps the rules found so far (a
+        valid model, scored exactly) and warns that it stopped early. The rule search running
+        when the time is up finishes first. None: no limit.
 
     Attributes
     ----------
@@ -140,7 +146,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, beam_width=10, n_cut_points=20, use_patience=True, use_local_test=True,
                  use_auxiliary_beam=True, local_test_fallback=False, search="turs2", score="learning_speed", k_stop=5,
                  model_encoding="turs2", max_rules=None, record_trace=False, random_state=None, verbose=0,
-                 preferred_features=None, preferred_fallback=True, forbidden_features=None, max_rule_length=None):
+                 preferred_features=None, preferred_fallback=True, forbidden_features=None, max_rule_length=None,
+                 max_time=None):
         self.beam_width = beam_width
         self.n_cut_points = n_cut_points
         self.use_patience = use_patience
@@ -159,6 +166,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.preferred_fallback = preferred_fallback
         self.forbidden_features = forbidden_features
         self.max_rule_length = max_rule_length
+        self.max_time = max_time
 
     def get_params(self, deep=True):
         params = super().get_params(deep=deep)
@@ -181,6 +189,11 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         int_param("k_stop", 1)
         int_param("max_rules", 0, allow_none=True)
         int_param("verbose", 0)
+        mt = self.max_time
+        if mt is not None and (not isinstance(mt, numbers.Real) or isinstance(mt, (bool, np.bool_))
+                               or not np.isfinite(mt) or mt <= 0):
+            raise ValueError(f"The 'max_time' parameter of TURSClassifier must be a number of seconds > 0 or None "
+                             f"(no limit). Got {mt!r} instead.")
         if self.n_cut_points > 254:
             raise ValueError(f"The 'n_cut_points' parameter of TURSClassifier must be <= 254. Got {self.n_cut_points}.")
         for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "local_test_fallback"):
@@ -263,7 +276,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         try:
             # Ctrl-C during the search becomes a KeyboardInterrupt at the next checkpoint between
             # kernel calls (turs._fit_control); the bar shows rules, MDL score and elapsed time
-            with fit_control(bar=bar) as control:
+            with fit_control(max_time=self.max_time, bar=bar) as control:
                 def progress(state):
                     control.rule_set(state.K, state.total, state.coverage)
 
@@ -273,6 +286,11 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         finally:
             if bar is not None:
                 bar.close()
+        if control.timed_out:
+            warnings.warn(f"TURSClassifier stopped adding rules after max_time={self.max_time} s "
+                          f"({control.elapsed:.1f} s, {state.K} rules): the model is valid and scored exactly, "
+                          "but the search did not finish. Raise max_time, or set it to None, for the full fit.",
+                          UserWarning, stacklevel=3)
         self._search_total_ = state.total
         self._literals_ = [list(r.literals) if isinstance(r, ResolvedRule)
                            else [self._to_threshold(j, a, b) for j, a, b in r.literals] for r in state.rules]

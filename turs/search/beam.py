@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._fit_control import active
 from .growths import Candidate, Growths, empty_rule, score_growths
 from .policies import POLICIES, Progress, best_by_r
 from .record import SearchRecorder, _num, mdl_change, mdl_parts_with, runner_up
@@ -215,6 +216,8 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
     ``initial_rules``: rules the search starts from (``M`` before the first search; objects with
     ``rows``, ``coverage`` and ``model_bits``, e.g. :class:`turs.parse.ResolvedRule` or the
     rules of an earlier state); they stay in the rule set and count towards ``max_rules``.
+    Under a fit control with a time budget (``TURSClassifier(max_time=...)``), no rule search
+    starts once the budget is spent; the trace's fit stop is then ``"max_time"``.
 
     ``constraints`` (:class:`SearchConstraints`): forbidden columns, a rule-length limit and
     preferred columns. With preferred columns, each rule search first runs one search per
@@ -232,7 +235,12 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
     remaining = list(constraints.preferred) if constraints is not None else []
     remaining = _unused(remaining, state.rules)
     searches = []
+    control = active()  # the running fit's control (turs._fit_control): its time budget
+    timed_out = False
     while max_rules is None or state.K < max_rules:
+        if control is not None and control.time_is_up():
+            timed_out = True
+            break
         log = chosen_from = None
         run_full = True
         if remaining:
@@ -270,7 +278,8 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
         if not accepted:
             break
     if mode and searches and searches[-1]["accepted"]:
-        searches[-1]["fit_stop"] = {"reason": "max_rules", "max_rules": max_rules}
+        searches[-1]["fit_stop"] = ({"reason": "max_time", "max_time": control.max_time, "seconds": control.elapsed}
+                                    if timed_out else {"reason": "max_rules", "max_rules": max_rules})
     return state, searches
 
 

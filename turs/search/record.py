@@ -29,7 +29,7 @@ TRACE_MODES = ("full", "compact")
 #: The reasons a rule search stops (``stop["reason"]``).
 SEARCH_STOPS = ("beam_empty", "all_growths_rejected", "no_improvement_k_stop", "max_iterations", "max_rule_length")
 #: The reasons the fit stops (``fit_stop["reason"]`` of the last search).
-FIT_STOPS = ("rule_not_accepted", "no_candidate", "max_rules", "preferred_rule_not_accepted")
+FIT_STOPS = ("rule_not_accepted", "no_candidate", "max_rules", "max_time", "preferred_rule_not_accepted")
 
 
 def _num(v):
