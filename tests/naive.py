@@ -279,3 +279,19 @@ def random_growth_problem(seed, n, d, C, K, max_bins, cover_p):
         lo[0] = 1
     rows = np.flatnonzero((bins[0] >= lo[0]) & (bins[0] < hi[0])).astype(np.int64)
     return rng, bins, y, rows, lo, hi, n_bins, C, covers
+
+
+def union_pairs(n_shared: np.ndarray, mode: str):
+    """Dense twin of ``turs._core.groups._shared_rule_pairs``' lists, from the groups x groups
+    matrix ``n_shared`` of shared rules: the weighted pair lists of each overlap group for a
+    union-count ``mode`` (CSR ``ptr, idx, w``): the groups sharing ``s >= 2`` rules with weight ``-(s - 1)`` (``"rules"``), none
+    (``"subsets"``), or every group sharing a rule, weight 1 (``"neighbours"``)."""
+    if mode == "rules":
+        pairs, weight = n_shared >= 2, 1.0 - n_shared
+    elif mode == "subsets":
+        pairs, weight = np.zeros(n_shared.shape, dtype=bool), n_shared
+    else:
+        pairs, weight = n_shared > 0, np.ones_like(n_shared)
+    ptr = np.concatenate([[0], np.cumsum(pairs.sum(axis=1))]).astype(np.int64)
+    rows, cols = np.nonzero(pairs)
+    return ptr, cols.astype(np.int64), weight[rows, cols].astype(float)

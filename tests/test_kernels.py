@@ -12,15 +12,16 @@ def _problem(seed, n=120, d=4, C=3, K=3):
 
 
 def _union_lists(masks, mode):
-    """The subset and pair lists of the groups ``masks`` for one union-count mode, built as the
-    search builds them (``union_subsets``, ``union_pairs``)."""
-    from turs.search import union_pairs, union_subsets
+    """The subset and pair lists of the groups ``masks`` for one union-count mode: the subsets as
+    the search builds them (``union_subsets``), the pairs by the dense twin ``naive.union_pairs``
+    (equal to the search's sparse lists: ``tests/test_scale.py``)."""
+    from turs.search import union_subsets
 
     ptr, idx, sign, n_sub = union_subsets(masks, mode)
     if mode == "subsets" and ptr is None:
         mode = "neighbours"
     m = masks.astype(np.float32)
-    nbr_ptr, nbr_idx, nbr_w = union_pairs(m @ m.T, mode)
+    nbr_ptr, nbr_idx, nbr_w = naive.union_pairs(m @ m.T, mode)
     if ptr is None:
         ptr, idx, sign, n_sub = np.zeros(len(masks) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
     return nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub

@@ -8,7 +8,6 @@ import naive
 from turs._core import growth_kernel as gk
 from turs._core.groups import _local_rule_lists, _shared_rule_pairs
 from turs.mdl import overlap_groups
-from turs.search import union_pairs
 
 PATHS = {"rows": gk.PATH_ROWS, "bins": gk.PATH_BINS, "bits": gk.PATH_BITS}
 
@@ -26,7 +25,7 @@ def _inputs(bins, y, rows, covers, C, mode):
                      dtype=float).reshape(len(present), C)
     pm = masks[present]
     m = pm.astype(np.float32)
-    nbr = union_pairs(m @ m.T, mode)
+    nbr = naive.union_pairs(m @ m.T, mode)
     if mode == "rules":
         sub_ptr = np.concatenate([[0], np.cumsum(pm.sum(axis=1))]).astype(np.int64)
         sub = (sub_ptr, np.nonzero(pm)[1].astype(np.int64), np.ones(int(pm.sum())), pm.shape[1])
@@ -105,7 +104,7 @@ def test_sparse_pairs_equal_the_dense_product(seed, mode, min_shared):
     union, ptr, idx, w = _shared_rule_pairs(g_ptr, ki.astype(np.int64), k_ptr, gi[order].astype(np.int64), counts,
                                             min_shared, mode == "rules")
     np.testing.assert_array_equal(union, (shared > 0).astype(float) @ counts)
-    want = union_pairs(shared, mode)
+    want = naive.union_pairs(shared, mode)
     assert len(want[1]) > G  # pairs beyond the diagonal
     for a, b in zip((ptr, idx, w), want):
         np.testing.assert_array_equal(a, b)

@@ -26,10 +26,10 @@ from .growths import TURS2_MIN_SPLIT, Candidate, Growths, empty_rule, score_grow
 from .policies import POLICIES, BeamPolicy, ThesisPolicy, Turs2Policy, _reduce, _reduce_turs2
 from .record import FIT_STOPS, SEARCH_STOPS, TRACE_MODES, SearchRecorder, describe_numbers
 from .state import (RuleSetState, SearchData, _local_test_split_code, group_subsets, local_neighbours, local_subsets,
-                    union_count_mode, union_pairs, union_subsets)
+                    union_count_mode, union_subsets)
 
 __all__ = ["SEARCHES", "SearchSettings", "learn_rule_set", "learn_single_rule", "search_rule", "TURS2_MIN_SPLIT",
            "Candidate", "Growths", "empty_rule", "score_growths", "POLICIES", "BeamPolicy", "ThesisPolicy",
            "Turs2Policy", "RuleSetState", "SearchData", "group_subsets", "local_neighbours", "local_subsets",
-           "union_count_mode", "union_pairs", "union_subsets", "FIT_STOPS", "SEARCH_STOPS", "TRACE_MODES",
+           "union_count_mode", "union_subsets", "FIT_STOPS", "SEARCH_STOPS", "TRACE_MODES",
            "SearchRecorder", "describe_numbers"]

@@ -207,21 +207,6 @@ def union_subsets(masks: np.ndarray, mode: str):
     return None, None, None, 0
 
 
-def union_pairs(n_shared: np.ndarray, mode: str):
-    """The weighted pair lists of each overlap group for a union-count ``mode`` (CSR ``ptr,
-    idx, w``): the groups sharing ``s >= 2`` rules with weight ``-(s - 1)`` (``"rules"``), none
-    (``"subsets"``), or every group sharing a rule, weight 1 (``"neighbours"``)."""
-    if mode == "rules":
-        pairs, weight = n_shared >= 2, 1.0 - n_shared
-    elif mode == "subsets":
-        pairs, weight = np.zeros(n_shared.shape, dtype=bool), n_shared
-    else:
-        pairs, weight = n_shared > 0, np.ones_like(n_shared)
-    ptr = np.concatenate([[0], np.cumsum(pairs.sum(axis=1))]).astype(np.int64)
-    rows, cols = np.nonzero(pairs)
-    return ptr, cols.astype(np.int64), weight[rows, cols].astype(float)
-
-
 def group_subsets(masks: np.ndarray):
     """CSR lists of the non-empty subsets of each overlap group's rules, with signs.
 
