@@ -14,6 +14,7 @@ from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from turs.competitors import submodular as sm
+from turs.competitors import submodular_solvers as sms
 from turs.competitors._rules import Condition, Conjunction
 
 
@@ -93,7 +94,7 @@ def test_rule_value_matches_the_twin(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_branch_and_bound_is_exact(seed):
     Z, _, w = random_instance(seed, d=7)
-    D = sm._Data(Z)
+    D = sms._Data(Z)
     rule, value, finished = sm.solve_bnb(D, w, 0.5)
     best_v, _ = brute_force_subproblem(Z, w, 0.5, 7)
     assert finished
@@ -108,8 +109,8 @@ def test_branch_and_bound_prunes_a_feature_twice_but_stays_exact():
     lits = sm.threshold_literals(X, 3)
     Z = sm.literal_matrix(X, lits)
     w = np.where(X[:, 0] + X[:, 1] > 0.3, 1.0, -1.0)
-    rule, value, finished = sm.solve_bnb(sm._Data(Z, sm.literal_groups(lits)), w, 0.3)
-    plain, plain_v, _ = sm.solve_bnb(sm._Data(Z), w, 0.3)
+    rule, value, finished = sm.solve_bnb(sms._Data(Z, sm.literal_groups(lits)), w, 0.3)
+    plain, plain_v, _ = sm.solve_bnb(sms._Data(Z), w, 0.3)
     assert finished and value == pytest.approx(plain_v)
     assert len(set(sm.literal_groups(lits)[rule])) == len(rule)
 
@@ -117,8 +118,8 @@ def test_branch_and_bound_prunes_a_feature_twice_but_stays_exact():
 @pytest.mark.parametrize("seed", range(6))
 def test_refinement_never_below_its_greedy_start_nor_above_the_optimum(seed):
     Z, _, w = random_instance(seed, d=8)
-    D = sm._Data(Z)
-    greedy = sm.rule_value(Z, w, 0.5, sm._greedy_grow(D, w, 0.5, None))
+    D = sms._Data(Z)
+    greedy = sm.rule_value(Z, w, 0.5, sms._greedy_grow(D, w, 0.5, None))
     rule, value, steps = sm.solve_refine(D, w, 0.5)
     best_v, _ = brute_force_subproblem(Z, w, 0.5, 8)
     assert greedy - 1e-9 <= value <= best_v + 1e-9
@@ -136,8 +137,8 @@ def test_refinement_exchanges_a_literal_greedy_cannot():
     Z[:15, 1] = True  # b: all positives, negatives 10-14
     Z[:10, 2] = Z[15:, 2] = True  # c: all positives, negatives 15-19
     w = np.r_[np.ones(n_pos), -np.ones(10)]
-    D = sm._Data(Z)
-    assert sm._greedy_grow(D, w, lam, None) == [0]
+    D = sms._Data(Z)
+    assert sms._greedy_grow(D, w, lam, None) == [0]
     rule, value, steps = sm.solve_refine(D, w, lam, n_seeds=0)  # no bottom-up start: the chains do it
     assert sorted(rule) == [1, 2] and value == pytest.approx(10 - 2 * lam) and steps == 2
     assert brute_force_subproblem(Z, w, lam, 3)[0] == pytest.approx(value)

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from turs.competitors import submodular as sm
+from turs.competitors import submodular_solvers as sms
 
 LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
@@ -89,7 +90,7 @@ def test_refinement_reaches_the_optimum_on_small_instances():
     hits = 0
     for seed in range(40):
         Z, w = random_subproblem(seed)
-        D = sm._Data(Z)
+        D = sms._Data(Z)
         _, v_bnb, finished = sm.solve_bnb(D, w, 0.5)
         rule, v_ref, _ = sm.solve_refine(D, w, 0.5, rng=np.random.default_rng(seed))
         assert sm.rule_value(Z, w, 0.5, rule) == pytest.approx(v_ref)
@@ -103,11 +104,11 @@ def test_refinement_reaches_the_optimum_on_small_instances():
 def test_every_start_is_refined():
     """The result is at least the refinement of each start (here: of each seed row's bottom-up rule)."""
     Z, w = random_subproblem(7, n=120, d=12)
-    D = sm._Data(Z)
+    D = sms._Data(Z)
     rule, value, _ = sm.solve_refine(D, w, 0.5, n_seeds=8, rng=np.random.default_rng(1))
     neg_false, pos_false = ~Z[w < 0].T, ~Z[w > 0].T
     rows = np.random.default_rng(1).choice(np.flatnonzero(w > 0), 8, replace=False)
     for row in rows:
-        start = sm._greedy_drop(D, w, 0.5, sm._cell(D, int(row)), None)
-        _, v, _ = sm._refine(D, w, 0.5, start, None, 30, neg_false, pos_false)
+        start = sms._greedy_drop(D, w, 0.5, sms._cell(D, int(row)), None)
+        _, v, _ = sms._refine(D, w, 0.5, start, None, 30, neg_false, pos_false)
         assert value >= v - 1e-9
