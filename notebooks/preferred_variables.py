@@ -233,9 +233,18 @@ side.to_csv(OUT / "preferred_variables_vs_sclassy.csv")
 #
 # Per dataset, each setting's difference to TURS without preferences in relative compression
 # (left) and test AUC (middle), and f@1 (right; `none` measured with the top-K set). One colour per
-# setting (Okabe-Ito); a bar at zero is a setting that changed nothing.
+# setting (Okabe-Ito); a bar at zero is a setting that changed nothing. "fallback" is
+# `preferred_fallback=True` (the default), "no fallback" S-CLASSY's Algorithm 1 as printed.
 
 # %%
+def legend_label(setting: str) -> str:
+    """The legend's words for a setting: "top printed" -> "top-K, no fallback" (S-CLASSY as printed)."""
+    if setting == "none":
+        return "no preferences"
+    kind, _, printed = setting.partition(" ")
+    return f"{kind}-K" + (", no fallback" if printed else ", fallback")
+
+
 fig, axes = plt.subplots(1, 3, figsize=(13, 0.55 * len(DATASETS) * len(SETTINGS) / 4 + 3), sharey=True)
 names = [n for n, _, _ in SETTINGS]
 height = 0.8 / len(names)
@@ -248,10 +257,11 @@ for k, n in enumerate(names):
     da = [table.loc[(d, n), "AUC test"] - table.loc[(d, "none"), "AUC test"] for d in DATASETS]
     f1 = [table.loc[(d, n), "f@1"] for d in DATASETS]
     for ax, vals in zip(axes, (dl, da, f1)):
-        ax.barh(off, vals, height=height, color=colour, edgecolor=edge, label=n)
-for ax, title in zip(axes, ("L% minus L% without preferences", "test AUC minus without preferences",
-                            "f@1 (share of folds, first rule)")):
+        ax.barh(off, vals, height=height, color=colour, edgecolor=edge, label=legend_label(n))
+for ax, title in zip(axes, ("compression L%,\nminus without preferences", "test AUC,\nminus without preferences",
+                            "f@1: a preferred variable\nin the first rule (share of folds)")):
     ax.axvline(0, color="#888888", linewidth=1)
+    ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(5))  # tick labels apart when projected
     ax.set_title(title)
 axes[0].set_yticks(ypos)
 axes[0].set_yticklabels(DATASETS)
