@@ -13,6 +13,7 @@ per-base bookkeeping are timed too. Writes one JSON per size to ``--out`` and pr
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import time
 from collections import defaultdict
@@ -46,7 +47,7 @@ def _rule_lists(state, gl, rows):
     return st.group_masks[present].copy()
 
 
-def profile(n_train: int, max_rules=None, keep_args=0, args_out=None) -> dict:
+def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width=10) -> dict:
     import turs
     import turs.search.beam as beam
     import turs.search.growths as growths
@@ -58,6 +59,7 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None) -> dict:
     growths_data = {}
     kept = []  # (seconds, call index, inputs) of the slowest calls, for replay
     phase = defaultdict(float)
+    covers = {}  # md5 of a base cover -> its rows
     kernel = growths._grow_candidates
 
     def grow(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign,
@@ -82,7 +84,9 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None) -> dict:
                                           int(n_sub), _rule_lists(state_now, gl, rows))))
             kept.sort(key=lambda k: k[0])
             del kept[:-keep_args]
-        calls.append({"t": dt, "m": int(rows.shape[0]), "m_cov": int(cov.sum()), "P": int(P),
+        h = hashlib.md5(rows.tobytes()).hexdigest()
+        covers.setdefault(h, rows.copy())
+        calls.append({"t": dt, "K": int(state_now[-1].K) if state_now else 0, "cover": h, "m": int(rows.shape[0]), "m_cov": int(cov.sum()), "P": int(P),
                       "slots": int(valid.sum()), "d_active": d_active, "row_adds": row_adds,
                       "pairs": int(nbr_idx.shape[0]), "subs": int(sub_idx.shape[0])})
         return out
@@ -122,7 +126,7 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None) -> dict:
     try:
         X, y, Xt, yt = noisy(n_train)
         t = time.perf_counter()
-        m = turs.TURSClassifier(max_rules=max_rules).fit(X, y)
+        m = turs.TURSClassifier(max_rules=max_rules, beam_width=beam_width).fit(X, y)
         fit_s = time.perf_counter() - t
     finally:
         growths._grow_candidates = kernel
@@ -142,9 +146,35 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None) -> dict:
     auc = roc_auc_score(yt, m.predict_proba(Xt)[:, 1])
     phase["grow_candidates"] = sum(c["t"] for c in calls)
     cov = m.apply(X) if hasattr(m, "apply") else None
-    return {"n": n_train, "fit_s": fit_s, "rules": len(m.rules_), "auc": float(auc), "mdl": float(m.mdl_score_),
-            "phases": dict(phase), "calls": calls, "states": states,
+    reuse = reusable_calls(calls, covers, cov)
+    for c in calls:
+        del c["cover"]
+    return {"n": n_train, "beam_width": beam_width, "reuse": reuse, "fit_s": fit_s, "rules": len(m.rules_),
+            "auc": float(auc), "mdl": float(m.mdl_score_), "phases": dict(phase), "calls": calls, "states": states,
             "rows_in_2plus": float((np.asarray(cov).sum(axis=1) >= 2).mean()) if cov is not None else None}
+
+
+def reusable_calls(calls, covers, cover) -> dict:
+    """Kernel seconds of the calls whose base cover was grown before: in the same rule search
+    (``within``), or in an earlier one (``earlier``), and of those the ones whose cover no rule
+    added since touches (``disjoint``: their kernel output would be the same, so a cache could
+    return it). ``covers``: md5 -> rows; ``cover``: (n, K) bool, the final rules' covers in the
+    order they were added."""
+    first_seen = {}
+    out = {"kernel_s": 0.0, "within_s": 0.0, "earlier_s": 0.0, "disjoint_s": 0.0}
+    for c in calls:
+        out["kernel_s"] += c["t"]
+        K, h = c["K"], c["cover"]
+        seen = first_seen.get(h)
+        if seen is not None and seen[0] == K:
+            out["within_s"] += c["t"]
+        elif seen is not None:
+            out["earlier_s"] += c["t"]
+            if cover is not None and not cover[covers[h]][:, seen[0]:K].any():
+                out["disjoint_s"] += c["t"]
+        if seen is None or seen[0] < K:
+            first_seen[h] = (K,)
+    return out
 
 
 def summary(res: dict) -> str:
@@ -156,7 +186,7 @@ def summary(res: dict) -> str:
     sl = np.array([x["slots"] for x in c], dtype=float)
     da = np.array([x["d_active"] for x in c], dtype=float)
     last = res["states"][-1]
-    lines = [f"n={res['n']}: fit {res['fit_s']:.1f} s, {res['rules']} rules, G at end {last['G']}, "
+    lines = [f"n={res['n']}, beam width {res.get('beam_width', 10)}: fit {res['fit_s']:.1f} s, {res['rules']} rules, G at end {last['G']}, "
              f"pairs {last['pairs']}, AUC {res['auc']:.3f}, rows in >= 2 rules {res['rows_in_2plus']}",
              "  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(res["phases"].items())),
              f"  kernel calls {len(c)}, mean {t.mean() * 1e3:.2f} ms, median {np.median(t) * 1e3:.2f} ms, "
@@ -165,6 +195,11 @@ def summary(res: dict) -> str:
              f"union-build adds per feature {ra.mean():.3g} (total x d_active {(ra * da).sum():.3g}), "
              f"slot x P {(sl * P).mean():.3g} (total {(sl * P).sum():.3g}), "
              f"cum_g cells d*P*nb*C ~ {(da * P * 21 * 2).mean():.3g}"]
+    r = res.get("reuse")
+    if r:
+        lines.append(f"  kernel s {r['kernel_s']:.2f}: base cover grown before in the same search {r['within_s']:.2f}, "
+                     f"in an earlier search {r['earlier_s']:.2f} (untouched by the rules added since: "
+                     f"{r['disjoint_s']:.2f})")
     return "\n".join(lines)
 
 
@@ -173,13 +208,14 @@ def main():
     ap.add_argument("sizes", nargs="+", type=int)
     ap.add_argument("--out", default="build/profile_scale")
     ap.add_argument("--max-rules", type=int, default=None)
+    ap.add_argument("--beam-width", type=int, default=10)
     ap.add_argument("--keep", type=int, default=0, help="save the inputs of the N slowest kernel calls")
     a = ap.parse_args()
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     for n in a.sizes:
-        res = profile(n, a.max_rules, a.keep, out / f"noisy_{n}_calls.npz")
-        (out / f"noisy_{n}.json").write_text(json.dumps(res))
+        res = profile(n, a.max_rules, a.keep, out / f"noisy_{n}_calls.npz", a.beam_width)
+        (out / f"noisy_{n}_w{a.beam_width}.json").write_text(json.dumps(res))
         print(summary(res), flush=True)
 
 
