@@ -24,6 +24,12 @@
 # whose folds did not all finish on a dataset is left out of that dataset (it has no AUC there),
 # and the number of datasets behind each box is printed under its name. Each algorithm has the
 # colour and marker of `turs.style`, the same in both panels and in every figure.
+#
+# **Beyond the thesis** (issue 21): the seed papers' learners (`beyond_thesis`: the submodular
+# rule sets of seed 004 and LIRE of seed 002, re-implemented in `turs.competitors`) are extra
+# boxes on the right of the left panel, their labels marked "*". They handle two classes only,
+# so they have fewer datasets. The best AUC of a dataset is taken over the thesis' algorithms,
+# so their boxes do not move the others; an extra learner above that best has a positive gap.
 
 # %% tags=["parameters"]
 profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
@@ -32,6 +38,7 @@ folds = None  # e.g. "0,1"; None: the profile's 5 folds
 results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
 out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
 n_jobs = 2  # worker processes for the tasks still missing
+beyond_thesis = "submodular,lire"  # extra rows marked "*" (two-class datasets only); "" for none
 
 # %%
 import warnings
@@ -46,14 +53,16 @@ from IPython.display import Image, display  # noqa: E402
 
 from turs import style  # noqa: E402
 from turs.reproduce import (  # noqa: E402
-    failures, get_results, label, mean_table, output_dir, save_figure, thesis_table,
+    BEYOND_THESIS_NOTE, failures, get_results, label, mean_table, output_dir, parse_list, save_figure, thesis_table,
 )
 
 style.apply()
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
 OUT = output_dir(out_dir, profile)
-frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
+EXTRA_NAMES = [a for a in parse_list(beyond_thesis) or [] if a not in parse_list(algorithms)]
+frame = get_results(profile, parse_list(algorithms) + EXTRA_NAMES, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
 ALGOS = [label(a) for a in frame.attrs["algorithms"]]
+EXTRA = [label(a) for a in EXTRA_NAMES]  # beyond the thesis
 QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
 failures(frame)
 
@@ -63,8 +72,9 @@ thesis = thesis_table("table3_3_roc_auc")
 
 
 def gaps(aucs: pd.DataFrame) -> pd.DataFrame:
-    """AUC minus the best AUC of the dataset (among the algorithms in the table)."""
-    return aucs.sub(aucs.max(axis=1), axis=0)
+    """AUC minus the best AUC of the dataset among the thesis' algorithms in the table (the
+    extra rows beyond the thesis are measured against that best too, so they can be above 0)."""
+    return aucs.sub(aucs.drop(columns=EXTRA, errors="ignore").max(axis=1), axis=0)
 
 
 ours_gap, thesis_gap = gaps(auc), gaps(thesis)
@@ -77,6 +87,7 @@ def boxes(ax, gap: pd.DataFrame, title: str):
     """One box per algorithm over the datasets, with every dataset as a point in the algorithm's
     colour and marker (turs.style: the same in both panels and in every figure)."""
     cols = list(gap.columns)
+    extra = [c in EXTRA for c in cols]
     data = [gap[c].dropna().to_numpy() for c in cols]
     positions = [i for i, d in enumerate(data) if len(d)]
     ax.boxplot([data[i] for i in positions], positions=positions, widths=0.6,
@@ -89,10 +100,14 @@ def boxes(ax, gap: pd.DataFrame, title: str):
         else:
             ax.text(i, 0, "—", ha="center", va="bottom")
     ax.set_xticks(range(len(cols)))
-    ax.set_xticklabels([f"{c}\n{len(d)}" for c, d in zip(cols, data)])
-    for tick, c in zip(ax.get_xticklabels(), cols):
+    ax.set_xticklabels([f"{c}{'*' if e else ''}\n{len(d)}" for c, d, e in zip(cols, data, extra)])
+    for tick, c, e in zip(ax.get_xticklabels(), cols, extra):
         if c == "TURS":
             tick.set_fontweight("bold")
+        if e:
+            tick.set_fontstyle("italic")
+    if any(extra):  # a line between the thesis' algorithms and the extra rows
+        ax.axvline(extra.index(True) - 0.5, color="0.4", linestyle=":", linewidth=1.2)
     ax.axhline(0, color="0.5", linewidth=0.8)
     ax.set_title(title)
     ax.grid(axis="y", alpha=0.3)
@@ -106,13 +121,16 @@ axes[0].set_ylabel("ROC-AUC minus the best ROC-AUC\nof the dataset (0 = best)")
 axes[0].set_xlabel("algorithm and number of datasets")
 axes[1].set_xlabel("algorithm and number of datasets")
 fig.suptitle("Figure 3.2: gap to the best ROC-AUC per dataset")
-fig.tight_layout()
+if EXTRA:
+    fig.text(0.01, 0.01, BEYOND_THESIS_NOTE + ";\ntheir gap is to the best of the thesis' algorithms", style="italic")
+fig.tight_layout(rect=(0, 0.08 if EXTRA else 0, 1, 1))
 save_figure(fig, OUT, "fig3_2_gap_to_best")
 plt.close(fig)
 display(Image(filename=str(OUT / "fig3_2_gap_to_best.png")))
 
 # %%
 def describe(gap: pd.DataFrame, who: str) -> str:
+    gap = gap.drop(columns=EXTRA, errors="ignore")  # the thesis' statement is about its algorithms
     med = gap.median().dropna().sort_values(ascending=False)
     mean = gap.mean().dropna()
     rank = list(med.index).index("TURS") + 1 if "TURS" in med else None
@@ -124,14 +142,23 @@ def describe(gap: pd.DataFrame, who: str) -> str:
 
 ours_s = describe(ours_gap, f"Ours ({profile} profile, {ours_gap['TURS'].notna().sum()} datasets)")
 thesis_s = describe(thesis_gap, "Thesis (31 datasets, 9 algorithms)")
-worst_ours = ours_gap.min().idxmin()
+thesis_algos = ours_gap.drop(columns=EXTRA, errors="ignore")
+worst_ours = thesis_algos.min().idxmin()
 summary = (f"{ours_s}. {thesis_s}. The algorithm with the largest gap is {worst_ours} in ours "
-           f"({ours_gap.min().min():.3f}) and {thesis_gap.min().idxmin()} in the thesis "
+           f"({thesis_algos.min().min():.3f}) and {thesis_gap.min().idxmin()} in the thesis "
            f"({thesis_gap.min().min():.3f}). "
            + ("As in the thesis, TURS has the smallest median gap to the best." if
-              ours_gap.median().idxmax() == "TURS" else
+              thesis_algos.median().idxmax() == "TURS" else
               "Unlike the thesis, TURS does not have the smallest median gap here."))
-missing = failures(frame)
+for alg in EXTRA:  # beyond the thesis: against TURS on the datasets both have
+    both = ours_gap[[alg, "TURS"]].dropna()
+    if len(both):
+        summary += (f" Beyond the thesis, {alg}: median gap {both[alg].median():.3f} on its {len(both)} "
+                    f"(two-class) datasets, where TURS' is {both['TURS'].median():.3f}; above TURS on "
+                    f"{int((both[alg] > both['TURS']).sum())} of them.")
+    else:
+        summary += f" Beyond the thesis, {alg}: no dataset with results."
+missing = failures(frame[~frame["status"].eq("not_applicable")])  # two-class learners on multi-class data
 if len(missing):
     summary += " Missing: " + "; ".join(f"{label(r.algorithm)} on {r.dataset} ({r.status})" for r in missing.itertuples()) + "."
 print(summary)

@@ -23,6 +23,7 @@ from turs.reproduce import get_results, read_committed
 REPO = Path(__file__).resolve().parent.parent
 COMPETITORS = ("c45", "cn2")  # the ones in ALGORITHMS that need extra libraries
 ALGORITHMS = "turs,cart,c45,cn2"
+BEYOND = "lire"  # the extra rows beyond the thesis of Figs. 3.2-3.4 (LIRE: ~1 s per fold; two classes only)
 FOLDS = "0,1"
 NOTEBOOKS = {
     "table3_3_roc_auc": ["table3_3_roc_auc.csv", "table3_3_summary.txt"],
@@ -33,7 +34,9 @@ NOTEBOOKS = {
                                           "fig3_3_probability_generalization.pdf",
                                           "fig3_3_probability_generalization.csv", "fig3_3_summary.txt"],
     "fig3_4_model_complexity": ["fig3_4_model_complexity.png", "fig3_4_model_complexity.pdf",
-                                "fig3_4_model_complexity.csv", "table3_5_total_literals.csv", "fig3_4_summary.txt"],
+                                "fig3_4_model_complexity.csv", "table3_5_total_literals.csv", "fig3_4_summary.txt",
+                                "fig3_4_local_explanation.png", "fig3_4_local_explanation.csv",
+                                "fig3_4_local_explanation.txt"],
     "fig3_7_runtime": ["fig3_7_runtime.png", "fig3_7_runtime.pdf", "fig3_7_runtime.csv", "fig3_7_summary.txt"],
 }
 
@@ -51,9 +54,10 @@ def tree_unchanged():
 
 @pytest.fixture(scope="module")
 def results(tmp_path_factory):
-    """The harness' summary of the quick profile (2 folds, 4 algorithms), computed once."""
+    """The harness' summary of the quick profile (2 folds, 4 algorithms and LIRE), computed once."""
     folder = tmp_path_factory.mktemp("bench_results")
-    frame = get_results("quick", ALGORITHMS, results_dir=folder, folds=FOLDS, progress=False)
+    get_results("quick", BEYOND, results_dir=folder, folds=FOLDS, progress=False)
+    frame = get_results("quick", f"{ALGORITHMS},{BEYOND}", results_dir=folder, folds=FOLDS, progress=False)
     return folder, frame
 
 
@@ -62,7 +66,8 @@ def executed(results, tmp_path_factory) -> Path:
     """Every notebook executed on those results (in parallel), writing into one folder."""
     folder, _ = results
     out = tmp_path_factory.mktemp("bench_notebooks")
-    params = {"results_dir": repr(str(folder)), "folds": repr(FOLDS), "algorithms": repr(ALGORITHMS)}
+    params = {"results_dir": repr(str(folder)), "folds": repr(FOLDS), "algorithms": repr(ALGORITHMS),
+              "beyond_thesis": repr(BEYOND)}
     procs = {
         name: subprocess.Popen(notebook_command(name, out, params), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=REPO)
@@ -86,10 +91,13 @@ def harness_mean(frame: pd.DataFrame, dataset: str, algorithm: str, metric: str)
 def test_results_cover_every_task(results, require_competitors):
     require_competitors(*COMPETITORS)
     _, frame = results
-    assert len(frame) == 5 * 2 * 4  # datasets x folds x algorithms, skipped tasks included
+    assert len(frame) == 5 * 2 * 5  # datasets x folds x algorithms, skipped tasks included
     skipped = frame[frame["status"] == "skipped"]
     assert set(zip(skipped["algorithm"], skipped["dataset"])) == {("cn2", "sim-local-testing")}
-    assert (frame.loc[frame["status"] != "skipped", "status"] == "ok").all(), frame[["dataset", "algorithm", "status"]]
+    inapplicable = frame[frame["status"] == "not_applicable"]  # LIRE: two classes only
+    assert set(zip(inapplicable["algorithm"], inapplicable["dataset"])) == {("lire", "sklearn-iris"), ("lire", "sklearn-wine")}
+    assert (frame.loc[~frame["status"].isin(["skipped", "not_applicable"]), "status"] == "ok").all(), \
+        frame[["dataset", "algorithm", "status"]]
 
 
 @pytest.mark.slow
@@ -115,6 +123,8 @@ def test_notebook_writes_its_files(executed, name):
     ("fig3_3_probability_generalization.csv", "CART", "g", "cart"),
     ("table3_5_total_literals.csv", "TURS", "n_literals", "turs"),
     ("table3_5_total_literals.csv", "CN2", "n_literals", "cn2"),
+    ("table3_5_total_literals.csv", "LIRE", "n_literals", "lire"),
+    ("fig3_3_probability_generalization.csv", "LIRE", "g", "lire"),
     ("fig3_7_runtime.csv", "TURS", "fit_seconds", "turs"),
 ])
 def test_notebook_numbers_equal_the_harness_summary(executed, results, file, column, metric, algorithm,
@@ -126,6 +136,9 @@ def test_notebook_numbers_equal_the_harness_summary(executed, results, file, col
     assert list(table.index) == ["sklearn-iris", "sklearn-wine", "sklearn-breast-cancer", "sim-local-testing",
                                  "sim-overlap-blockade"]
     for dataset in ("sklearn-iris", "sklearn-breast-cancer"):
+        if algorithm == "lire" and dataset == "sklearn-iris":  # three classes: not applicable, shown missing
+            assert np.isnan(table.loc[dataset, column])
+            continue
         assert table.loc[dataset, column] == pytest.approx(harness_mean(frame, dataset, algorithm, metric),
                                                            rel=1e-12, abs=1e-12)
 
@@ -158,10 +171,41 @@ def test_derived_numbers_and_sentences_follow_from_the_tables(executed):
     np.testing.assert_allclose(rp["TURS_diff"], rp["TURS"] - rp["TURS_RP"])
     np.testing.assert_allclose(rp["TURS"], auc["TURS"])
 
+    # the extra row beyond the thesis: its gap is to the best of the thesis' algorithms (not its own)
+    lire = pd.read_csv(executed / "table3_5_total_literals.csv", index_col="dataset")  # rows as in the tables
+    assert "LIRE" in gap.columns and "LIRE" not in auc.columns
+    binary = ["sklearn-breast-cancer", "sim-local-testing", "sim-overlap-blockade"]
+    assert gap.loc[["sklearn-iris", "sklearn-wine"], "LIRE"].isna().all()
+    assert gap.loc[binary, "LIRE"].notna().all() and lire.loc[binary, "LIRE"].notna().all()
+    np.testing.assert_allclose(gap["TURS"], auc["TURS_gap_to_best"])  # unchanged by the extra row
+    text = (executed / "fig3_2_summary.txt").read_text(encoding="utf-8")
+    assert f"Beyond the thesis, LIRE: median gap {gap.loc[binary, 'LIRE'].median():.3f} on its 3 (two-class)" in text
+    assert "LIRE on sklearn-iris" not in text  # not applicable is not missing
+
     score = pd.read_csv(executed / "fig3_4_model_complexity.csv", index_col="dataset")
-    values = score.to_numpy()[~np.isnan(score.to_numpy())]
+    thesis_algos = score.drop(columns=["LIRE"])
+    values = thesis_algos.to_numpy()[~np.isnan(thesis_algos.to_numpy())]
     assert len(values) and ((values > 0) & (values <= 1 + 1e-12)).all()
-    np.testing.assert_allclose(score.max(axis=1), 1.0)  # the simplest kept model of each dataset scores 1
+    np.testing.assert_allclose(thesis_algos.max(axis=1), 1.0)  # the simplest kept model of each dataset scores 1
+    kept_lire = score["LIRE"].dropna()  # fewest literals among the thesis' algorithms / LIRE's own
+    fewest = lire.loc[kept_lire.index, ["TURS", "CART", "C45", "CN2"]].where(thesis_algos.loc[kept_lire.index].notna())
+    np.testing.assert_allclose(kept_lire, fewest.min(axis=1) / lire.loc[kept_lire.index, "LIRE"])
+
+
+@pytest.mark.slow
+def test_local_explanation_size_follows_the_harness(executed, results, require_competitors):
+    """Fig. 3.4's companion: the rules/literals read per prediction are the harness' means, and a
+    tree is explained by exactly one path (CART reads one rule per row)."""
+    _, frame = results
+    local = pd.read_csv(executed / "fig3_4_local_explanation.csv", index_col=["metric", "dataset"])
+    for metric, column, algorithm in [("local_rules", "TURS", "turs"), ("local_literals", "TURS", "turs"),
+                                      ("local_rules", "LIRE", "lire"), ("local_literals", "CART", "cart")]:
+        value = local.loc[(metric, "sklearn-breast-cancer"), column]
+        assert value == pytest.approx(harness_mean(frame, "sklearn-breast-cancer", algorithm, metric), rel=1e-12)
+    np.testing.assert_allclose(local.loc["local_rules", "CART"], 1.0)
+    assert (local.loc["local_rules", "TURS"] >= 1 - 1e-12).all()  # a covering rule or the else rule
+    text = (executed / "fig3_4_local_explanation.txt").read_text(encoding="utf-8")
+    assert f"TURS {local.loc['local_rules', 'TURS'].median():.2f} / {local.loc['local_literals', 'TURS'].median():.1f}" in text
 
 
 def test_mean_table_shows_a_cell_only_when_every_fold_is_ok():
