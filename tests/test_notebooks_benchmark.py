@@ -354,3 +354,30 @@ def test_export_rounds_and_keeps_one_row_per_task(tmp_path):
     assert back.loc[back["algorithm"] == "turs", "mdl_score"].tolist() == [98.7654, 98.7654]
     with pytest.raises(ValueError, match="Two records with default settings"):
         export_tasks(records + [records[0]])
+
+
+def test_export_merge_keeps_other_learners_and_fill_touches_only_empty_cells():
+    """tools/export_paper_results.py --merge / --fill: a run of two new learners does not drop the
+    committed ones; a metric added later fills empty cells without replacing measured fit times."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("export_paper_results", REPO / "tools" / "export_paper_results.py")
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    committed = pd.DataFrame({"dataset": ["a", "a", "b"], "fold": [0, 0, 0], "algorithm": ["cart", "turs", "cart"],
+                              "status": ["ok"] * 3, "fit_seconds": [1.0, 2.0, 3.0],
+                              "local_rules": [np.nan, 1.2, np.nan]})
+    new = pd.DataFrame({"dataset": ["a", "b", "a"], "fold": [0, 0, 0], "algorithm": ["cart", "cart", "lire"],
+                        "status": ["ok", "timeout", "ok"], "fit_seconds": [9.0, np.nan, 4.0],
+                        "local_rules": [1.0, np.nan, 3.5]})
+    filled = tool.combine(committed, new, fill="local_rules")
+    assert filled["fit_seconds"].tolist() == [1.0, 2.0, 3.0]  # measured times stay
+    assert filled["local_rules"].tolist()[:2] == [1.0, 1.2] and np.isnan(filled["local_rules"].iloc[2])
+    assert len(filled) == 3  # no new rows from a fill
+    merged = tool.combine(committed, new)
+    assert list(zip(merged["dataset"], merged["algorithm"])) == [("a", "cart"), ("a", "lire"), ("a", "turs"),
+                                                                  ("b", "cart")]
+    assert merged.loc[merged["algorithm"] == "turs", "fit_seconds"].item() == 2.0  # not in the new run: kept
+    assert merged.loc[(merged["dataset"] == "a") & (merged["algorithm"] == "cart"), "fit_seconds"].item() == 9.0
+    with pytest.raises(SystemExit, match="not a column"):
+        tool.combine(committed, new, fill="nope")

@@ -3,6 +3,8 @@
 
     python tools/export_paper_results.py                  # results/paper -> data/results/
     python tools/export_paper_results.py --results results/paper --algorithms turs,cart
+    python tools/export_paper_results.py --algorithms submodular,lire --merge        # add learners
+    python tools/export_paper_results.py --results results/paper-local --fill local_rules,local_literals
 
 1. ``data/results/paper_profile_tasks.csv``: one row per (dataset, fold, algorithm) of the paper
    run's records with default settings (``turs.bench.summary.export_tasks``): status, the
@@ -16,6 +18,12 @@
 ``turs.reproduce.get_results`` reads (1) with ``TURS_REPRODUCE_COMPUTE=0`` for every task that
 has no record in the results folder, and ``turs.reproduce.reference_runs`` reads (2) when
 ``../shared`` is absent, so ``make reproduce PROFILE=paper COMPUTE=0`` works on a fresh clone.
+``--merge`` keeps the committed rows of the algorithms the folder has no record of (a run of
+two new learners does not drop the others); ``--fill COLUMNS`` changes nothing but the empty
+cells of those columns in the committed rows, from records of the same (dataset, fold,
+algorithm): a metric added to the harness after the paper run, without replacing its fit times
+(measured under another load).
+
 Exit status: 0 on success, 2 when the results folder has no record.
 """
 from __future__ import annotations
@@ -43,6 +51,24 @@ def export_reference(source: Path, out: Path) -> pd.DataFrame:
     return runs
 
 
+def combine(committed: pd.DataFrame, new: pd.DataFrame, fill: str | None = None) -> pd.DataFrame:
+    """The committed table with ``new``'s rows: every algorithm of ``new`` replaces its committed
+    rows (``fill=None``), or only the empty cells of the ``fill`` columns are filled in."""
+    key = ["dataset", "fold", "algorithm"]
+    if fill:
+        columns = [c.strip() for c in fill.split(",") if c.strip()]
+        unknown = [c for c in columns if c not in committed.columns]
+        if unknown:
+            raise SystemExit(f"export: --fill {unknown}: not a column of the committed table ({list(committed.columns)})")
+        out = committed.set_index(key)
+        fresh = new[new["status"] == "ok"].set_index(key)[columns].reindex(out.index)
+        out[columns] = out[columns].fillna(fresh)
+        return out.reset_index()[committed.columns]
+    kept = committed[~committed["algorithm"].isin(new["algorithm"].unique())]
+    out = pd.concat([kept, new[committed.columns]], ignore_index=True)
+    return out.sort_values(["dataset", "algorithm", "fold"], kind="stable").reset_index(drop=True)
+
+
 def main(argv=None) -> int:
     from turs.bench import get_profile
     from turs.bench.summary import export_tasks
@@ -53,6 +79,10 @@ def main(argv=None) -> int:
     ap.add_argument("--algorithms", default=None, help="comma-separated names to keep (default: every one with records)")
     ap.add_argument("--reference", type=Path, default=REPO.parent / "shared" / "anchors" / "reference_turs2_runs.csv")
     ap.add_argument("--reference-out", type=Path, default=REPO / "data" / "results" / "reference_turs2_runs.csv")
+    ap.add_argument("--merge", action="store_true",
+                    help="keep the committed rows of the algorithms without records in --results")
+    ap.add_argument("--fill", default=None,
+                    help="comma-separated columns: only fill their empty cells in the committed rows")
     args = ap.parse_args(argv)
 
     if not args.results.is_dir() or not any(args.results.glob("*.json")):
@@ -62,6 +92,8 @@ def main(argv=None) -> int:
     algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()] if args.algorithms else None
     profile = get_profile("paper")  # other datasets or 10-fold records in the folder are left out
     table = export_tasks(args.results, algorithms=algorithms, datasets=profile.datasets, folds=profile.folds)
+    if (args.merge or args.fill) and args.out.is_file():
+        table = combine(pd.read_csv(args.out), table, fill=args.fill)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out, index=False, float_format="%.6g")
     counts = table.groupby("algorithm")["status"].value_counts().unstack(fill_value=0)
