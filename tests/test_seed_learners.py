@@ -404,3 +404,12 @@ def test_notebook_quick_profile(tmp_path):
     assert table1.loc["WDBC", "paper Ours"] == 94.0
     gap = pd.read_csv(out / "seed004_table6_gap.csv", index_col=0)
     assert gap["finished"].all() and (gap["relative gap"].abs() < 0.05).all()
+
+
+def test_estimators_are_importable_from_turs_competitors():
+    """The issue asks for the estimators 'in turs.competitors': the package exports them."""
+    import turs.competitors as comp
+
+    assert comp.SubmodularRuleSetClassifier is sm.SubmodularRuleSetClassifier
+    assert comp.LIREClassifier is lr.LIREClassifier
+    assert {"SubmodularRuleSetClassifier", "LIREClassifier"} <= set(comp.__all__)

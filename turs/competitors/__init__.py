@@ -18,7 +18,8 @@ lire-rulefit seed 002's RuleFit (Problem 1), same     :class:`~turs.competitors.
 ===========  =======================================  ==========================================
 
 The last three are beyond the thesis: the seed papers' own learners, written from their
-equations (``docs/competitors.md``); they need no extra library.
+equations (``docs/competitors.md``); they need no extra library. Their scikit-learn estimators
+are here too: ``from turs.competitors import SubmodularRuleSetClassifier, LIREClassifier``.
 
 (CART is scikit-learn's, :class:`turs.bench.adapters.CARTAdapter`.)
 
@@ -33,16 +34,18 @@ from typing import Callable
 
 from ._common import INSTALL_HINT, missing_modules
 from .classy import CLASSYAdapter
+from .lire import LIREClassifier
 from .imodels_ import BRLAdapter, BRSAdapter, RuleFitAdapter
 from .orange import CN2Adapter
 from .reported import REPORTED_ALGORITHMS, reported_results
 from .seeds import LIREAdapter, LIRERuleFitAdapter, SubmodularAdapter
+from .submodular import SubmodularRuleSetClassifier
 from .weka import C45Adapter, OneRAdapter, RIPPERAdapter
 
 __all__ = ["COMPETITORS", "REQUIRES", "INSTALL_HINT", "REPORTED_ALGORITHMS", "available",
            "register_all", "reported_results", "C45Adapter", "RIPPERAdapter", "OneRAdapter",
            "CN2Adapter", "CLASSYAdapter", "BRSAdapter", "BRLAdapter", "RuleFitAdapter", "SubmodularAdapter",
-           "LIREAdapter", "LIRERuleFitAdapter"]
+           "LIREAdapter", "LIRERuleFitAdapter", "SubmodularRuleSetClassifier", "LIREClassifier"]
 
 #: name -> adapter class, in the thesis' order (the extras BRL, RuleFit, OneR, then the seed
 #: papers' learners last).
