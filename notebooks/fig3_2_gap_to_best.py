@@ -100,7 +100,11 @@ def boxes(ax, gap: pd.DataFrame, title: str):
         else:
             ax.text(i, 0, "—", ha="center", va="bottom")
     ax.set_xticks(range(len(cols)))
-    ax.set_xticklabels([f"{c}{'*' if e else ''}\n{len(d)}" for c, d, e in zip(cols, data, extra)])
+    if any(extra):  # more names than fit side by side: slanted, with the count in brackets
+        ax.set_xticklabels([f"{c}{'*' if e else ''} ({len(d)})" for c, d, e in zip(cols, data, extra)],
+                           rotation=30, ha="right", rotation_mode="anchor")
+    else:
+        ax.set_xticklabels([f"{c}\n{len(d)}" for c, d in zip(cols, data)])
     for tick, c, e in zip(ax.get_xticklabels(), cols, extra):
         if c == "TURS":
             tick.set_fontweight("bold")

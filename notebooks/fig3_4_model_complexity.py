@@ -231,7 +231,11 @@ def local_boxes(ax, table: pd.DataFrame, ylabel: str):
         else:
             ax.text(i, 0, "—", ha="center", va="bottom")
     ax.set_xticks(range(len(cols)))
-    ax.set_xticklabels([f"{c}{'*' if c in EXTRA else ''}\n{len(d)}" for c, d in zip(cols, data)])
+    if len(cols) > 5:  # more names than fit side by side: slanted, with the count in brackets
+        ax.set_xticklabels([f"{c}{'*' if c in EXTRA else ''} ({len(d)})" for c, d in zip(cols, data)],
+                           rotation=30, ha="right", rotation_mode="anchor")
+    else:
+        ax.set_xticklabels([f"{c}{'*' if c in EXTRA else ''}\n{len(d)}" for c, d in zip(cols, data)])
     for tick, c in zip(ax.get_xticklabels(), cols):
         if c == "TURS":
             tick.set_fontweight("bold")
