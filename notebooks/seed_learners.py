@@ -299,14 +299,21 @@ for ds in sweep_data:
 sweep = pd.DataFrame(sweep)
 curve = sweep.groupby(["dataset", "gamma", "lam"])[["accuracy", "local support", "support"]].mean().reset_index()
 curve.to_csv(OUT / "seed002_fig3_lambda_sweep.csv", index=False)
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+fig, axes = plt.subplots(1, 2, figsize=(11, 5.0))
+sweep_colours = dict(zip(sweep_data, [style.OKABE_ITO["blue"], style.OKABE_ITO["vermillion"]]))
 for (ds, g), part in curve.groupby(["dataset", "gamma"]):
-    axes[0].plot(part["lam"], part["local support"], marker="o", label=f"{ds}, gamma={g:g}")
-    axes[1].plot(part["lam"], 100 * part["accuracy"], marker="o", label=f"{ds}, gamma={g:g}")
-axes[0].set(xlabel="lambda", ylabel="mean local support (rules per test row)", xscale="symlog")
-axes[1].set(xlabel="lambda", ylabel="test accuracy (%)", xscale="symlog")
-axes[0].legend(fontsize=11)
+    line = {"color": sweep_colours[ds], "linestyle": "-" if g == min(gams) else "--", "marker": "o",
+            "label": f"{ds}, gamma = {g:g}"}
+    axes[0].plot(part["lam"], part["local support"], **line)
+    axes[1].plot(part["lam"], 100 * part["accuracy"], **line)
+for ax, ylabel in zip(axes, ("mean local support\n(rules read per test row)", "test accuracy (%)")):
+    ax.set_xscale("symlog", linthresh=0.1)  # lambda = 0 has a place on the axis
+    ax.set_xticks(lams, [f"{v:g}" for v in lams])
+    ax.set(xlabel="lambda (local-interpretability weight)", ylabel=ylabel)
+    ax.grid(alpha=0.3)
+fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=2, frameon=False)
 fig.suptitle("LIRE: local support and accuracy against lambda (seed 002, Fig. 3)")
+fig.tight_layout(rect=(0, 0.13 if len(gams) * len(sweep_data) > 2 else 0.08, 1, 1))
 save_figure(fig, OUT, "seed002_fig3_lambda_sweep")
 plt.close(fig)
 display(Image(str(OUT / "seed002_fig3_lambda_sweep.png")))
@@ -328,21 +335,23 @@ dsets = list(dict.fromkeys(list(SEED004.values()) + SEED002))
 tot = means(both, "n_literals", algs, dsets)
 loc = means(both, "local_literals", algs, dsets)
 locr = means(both, "local_rules", algs, dsets)
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.8), sharex=True)
+fig, axes = plt.subplots(1, 2, figsize=(12, 5.6), sharex=True)
 xs = np.arange(len(dsets))
+PAPER_NAME = {v: k for k, v in SEED004.items()}  # the papers' names are shorter (WDBC, pima)
 for j, a in enumerate(algs):
     st = astyle(a)
     kw = {"marker": st.marker, "color": st.color} if st is not None else {"marker": "o"}
     off = (j - (len(algs) - 1) / 2) * 0.08
     axes[0].scatter(xs + off, tot[a], label=LABEL.get(a, a), **kw)
     axes[1].scatter(xs + off, loc[a], **kw)
-for ax, title in zip(axes, ("total literals (model)", "literals read per prediction")):
-    ax.set_yscale("symlog")
-    ax.set_xticks(xs, dsets, rotation=30, ha="right")
+for ax, title, values in zip(axes, ("total literals (model)", "literals read per prediction"), (tot, loc)):
+    ax.set_yscale("symlog", linthresh=1)  # 0 literals (an empty model) has a place on the axis
+    ax.set_ylim(0, 2.5 * max(float(np.nanmax(values.to_numpy(float), initial=1.0)), 1.0))
+    ax.set_xticks(xs, [PAPER_NAME.get(d, d) for d in dsets], rotation=30, ha="right", rotation_mode="anchor")
     ax.set_title(title)
     ax.grid(alpha=0.3)
-fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(len(algs), 4), fontsize=11,
-           bbox_to_anchor=(0.5, -0.12))
+fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(len(algs), 3), frameon=False)
+fig.tight_layout(rect=(0, 0.06 + 0.05 * ((len(algs) + 2) // 3), 1, 1))
 save_figure(fig, OUT, "seed_learners_local_explanation")
 plt.close(fig)
 display(Image(str(OUT / "seed_learners_local_explanation.png")))
