@@ -214,6 +214,11 @@ def test_scaling_plot_of_bench_speed_follows_the_style(tmp_path):
         "rules": [30, 45, 70, None, None, 60, None, None, 5, 5, 6],
         "status": ["ok"] * 7 + ["timeout after 600 s"] + ["ok"] * 3,
     })
+    # where the full fit timed out, a max_time fit measures the first searches (budget_row)
+    budget = pd.DataFrame({"study": ["n"], "data": ["noisy 50000"], "algo": ["turs-budget"], "n": [40000],
+                           "d": [20], "fit_s": [130.0], "budget_s": [120.0], "searches": [9],
+                           "search_median_s": [4.0], "rules": [8], "peak_rss_mb": [900.0], "status": ["ok"]})
+    df = pd.concat([df, budget], ignore_index=True)
     with style.rc_context():
         bench_speed.plot_scaling(df, tmp_path)
     width, _, dpi = style.png_size_and_dpi(tmp_path / "scaling.png")

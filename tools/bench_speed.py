@@ -210,6 +210,9 @@ SCALE_COMPETITORS = ["ripper", "classy", "cart"]
 SCALE_TARGETS = {"noisy 20000": 10.0, "noisy 100000": 60.0, "noisy 1000000": 600.0, "magic": 3.0, "waveform": 3.0,
                  "avila": 5.0, "cover": 10.0, "campaign": 5.0, "skin": 5.0, "shuttle": 1.0}
 """Issue 19's fit-time targets (seconds, default ``TURSClassifier()``, 2 cores, JIT warm)."""
+SCALE_BUDGET_S = 120.0
+"""``max_time`` of the budgeted TURS fits (``turs-budget``) run at the noisy sizes where the
+full fit timed out: what the first rule searches cost there, and the peak memory."""
 
 
 def noisy_data(n_train: int):
@@ -226,7 +229,9 @@ def noisy_data(n_train: int):
 
 def scale_one(spec: str, algo: str) -> dict:
     """One cell of the scaling study in this process: ``spec`` is ``noisy:N`` or a dataset name,
-    ``algo`` ``turs`` or a registered harness algorithm (``ripper``, ``classy``, ``cart``)."""
+    ``algo`` ``turs``, ``turs-budget`` (``TURSClassifier(max_time=SCALE_BUDGET_S)``: the rule
+    searches that start within the budget, a valid model of their rules) or a registered
+    harness algorithm (``ripper``, ``classy``, ``cart``)."""
     import resource
 
     import numpy as np
@@ -246,7 +251,9 @@ def scale_one(spec: str, algo: str) -> dict:
     row = {"study": "n", "data": label, "algo": algo, "n": int(len(tr)), "d": int(X.shape[1]),
            "classes": int(len(np.unique(y)))}
     searches = []
-    if algo == "turs":
+    if algo in ("turs", "turs-budget"):
+        import warnings
+
         import turs
         import turs.search.beam as beam
 
@@ -261,8 +268,13 @@ def scale_one(spec: str, algo: str) -> dict:
 
         beam.search_rule = timed
         t = time.perf_counter()
-        model = turs.TURSClassifier().fit(X.iloc[tr], y[tr])
+        budget = SCALE_BUDGET_S if algo == "turs-budget" else None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the budgeted fit warns that it stopped early
+            model = turs.TURSClassifier(max_time=budget).fit(X.iloc[tr], y[tr])
         row["fit_s"] = time.perf_counter() - t
+        if budget is not None:
+            row["budget_s"] = budget
         beam.search_rule = search_rule
         row.update(rules=len(model.rules_), mdl=float(model.mdl_score_), searches=len(searches),
                    search_median_s=float(np.median(searches)), search_max_s=float(np.max(searches)))
@@ -314,17 +326,22 @@ def scaling(out_dir: Path, timeout: int, quick: bool = False):
     jobs = [(f"noisy:{n}", algo) for algo in ["turs", *competitors] for n in noisy]
     jobs += [(name, algo) for name in datasets for algo in ["turs", *competitors]]
     gave_up = set()
-    for spec, algo in tqdm(jobs, desc="scaling", unit="fit"):
+    bar = tqdm(jobs, desc="scaling", unit="fit")
+    for spec, algo in bar:
         series = (spec.split(":")[0], algo)
         if series in gave_up and spec.startswith("noisy:"):
             rows.append({"study": "n", "data": f"noisy {spec.split(':')[1]}", "algo": algo,
                          "status": "not run: a smaller size timed out"})
+            if algo == "turs":
+                budget_row(rows, spec, timeout)
             continue
         r = run_scale_child(spec, algo, timeout)
         if r["status"] != "ok":
             gave_up.add(series)
         rows.append(r)
         tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
+        if r["status"] != "ok" and algo == "turs" and spec.startswith("noisy:"):
+            budget_row(rows, spec, timeout)
     if not quick:
         for k in (10, 20, 40, 80, 166):
             r = run_child("musk", 1, n_features=k, timeout=timeout)
@@ -335,6 +352,17 @@ def scaling(out_dir: Path, timeout: int, quick: bool = False):
     df["target_s"] = [SCALE_TARGETS.get(d) if a == "turs" else None for d, a in zip(df.data, df.algo)]
     df.to_csv(out_dir / "scaling.csv", index=False)
     plot_scaling(df, out_dir)
+
+
+def budget_row(rows: list, spec: str, timeout: int) -> None:
+    """Where the full TURS fit does not finish, a ``max_time`` fit (``SCALE_BUDGET_S``) measures
+    the first rule searches and the peak memory at that size (a search that started before the
+    budget ran out finishes, so the child gets twice the timeout)."""
+    from tqdm.auto import tqdm
+
+    r = run_scale_child(spec, "turs-budget", 2 * timeout)
+    rows.append(r)
+    tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
 
 
 def growth_exponent(n, t) -> float:
@@ -362,9 +390,14 @@ def plot_scaling(df, out_dir: Path):
 
     style.apply()
     # one colour, marker and name per learner, the same as in every other figure
-    colours = {a: style.algorithm_style(a).color for a in df.algo.dropna().unique()}
-    names = {a: style.algorithm_style(a).label for a in colours}
+    def learner(a):  # the budgeted TURS fits are TURS
+        return "turs" if a == "turs-budget" else a
+
+    colours = {a: style.algorithm_style(learner(a)).color for a in df.algo.dropna().unique()}
+    names = {a: style.algorithm_style(learner(a)).label for a in colours}
     ok = df[(df.status == "ok") & (df.study == "n")]
+    budget = ok[ok.algo == "turs-budget"].sort_values("n")
+    ok = ok[ok.algo != "turs-budget"]
     fig, axes = plt.subplots(1, 3, figsize=(13.3, 6.4))
     noisy = ok[ok.data.str.startswith("noisy")]
     real = ok[~ok.data.str.startswith("noisy")]
@@ -386,6 +419,12 @@ def plot_scaling(df, out_dir: Path):
             axes[1].loglog(g.n, g.search_median_s, "s", color=colours["turs"], mfc="none", label="TURS datasets")
             for _, r in g.iterrows():
                 axes[1].annotate(r.data, (r.n, r.search_median_s), textcoords="offset points", xytext=(4, 2))
+    if len(budget):  # where the full fit timed out: the searches begun within max_time
+        axes[1].loglog(budget.n, budget.search_median_s, "o", color=colours["turs-budget"], mfc="none",
+                       label=f"TURS noisy, searches begun within max_time={budget.budget_s.iloc[0]:g} s")
+        for _, r in budget.iterrows():
+            axes[1].annotate(f"{int(r.searches)} searches, {r.peak_rss_mb / 1024:.1f} GB", (r.n, r.search_median_s),
+                             textcoords="offset points", xytext=(-8, -14), ha="right")
     axes[0].set(xlabel="training rows n (fold 0)", ylabel="fit seconds", title="fit time against n")
     axes[1].set(xlabel="training rows n (fold 0)", ylabel="seconds", title="median time per rule search against n")
     from matplotlib.ticker import NullFormatter
@@ -403,7 +442,8 @@ def plot_scaling(df, out_dir: Path):
     fig.tight_layout()
     style.save(fig, out_dir, "scaling", formats=("png",))
     plt.close(fig)
-    cols = [c for c in ["data", "algo", "n", "d", "fit_s", "target_s", "search_median_s", "rules", "auc",
+    cols = [c for c in ["data", "algo", "n", "d", "fit_s", "target_s", "budget_s", "searches", "search_median_s",
+                        "rules", "auc",
                         "peak_rss_mb", "load_avg", "status"] if c in df]
     print(df[cols].round(3).to_string(index=False))
     print(f"saved {out_dir / 'scaling.png'}")
