@@ -2,6 +2,7 @@
 and tools/run_notebook.py executes a jupytext notebook with parameters."""
 
 import importlib.util
+import os
 import re
 import subprocess
 import sys
@@ -141,3 +142,28 @@ def test_run_notebook_end_to_end(tmp_path):
     failed = subprocess.run(command + ["-p", "n", "99"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert failed.returncode == 1
     assert "AssertionError: n must not be 99" in failed.stderr
+
+
+@pytest.mark.skipif(os.name == "nt", reason="Unix sockets: Windows keeps papermill's TCP kernel")
+def test_notebooks_started_together_do_not_share_kernel_ports(tmp_path):
+    """Over TCP, kernels started at the same moment could pick the same free port and one died
+    with 'Address already in use' (the benchmark-notebook tests run four at once). The runner's
+    kernels talk over Unix sockets in private folders: six at once all finish, none over TCP,
+    and no socket file is left in the working folder."""
+    pytest.importorskip("papermill")
+    pytest.importorskip("jupytext")
+    source = tmp_path / "tiny.py"
+    source.write_text(textwrap.dedent(NOTEBOOK))
+    procs = []
+    for n in range(6):
+        out_dir = tmp_path / f"out{n}"
+        command = [sys.executable, str(REPO / "tools" / "run_notebook.py"), str(source), "--out-dir", str(out_dir),
+                   "--output", str(tmp_path / f"executed{n}.ipynb"), "-p", "n", str(n)]
+        procs.append(subprocess.Popen(command, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                      text=True))
+    for n, proc in enumerate(procs):
+        stdout, stderr = proc.communicate(timeout=300)
+        assert proc.returncode == 0, stderr
+        assert "over TCP" not in stderr
+        assert (tmp_path / f"out{n}" / "result.txt").read_text() == f"quick {n} int {REPO}"
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("kernel")]

@@ -20,9 +20,12 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import re
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
@@ -76,6 +79,34 @@ def parameters_from(args: argparse.Namespace) -> dict:
     return params
 
 
+@contextmanager
+def _kernel_manager_class():
+    """The kernel talks to papermill over Unix sockets in a private temporary folder, not TCP.
+
+    Over TCP each kernel picks five free ports and binds them only later; notebooks started
+    together (the test suite runs several at once) can pick the same port, and one kernel then
+    dies with ``ZMQError: Address already in use`` ("Kernel didn't respond in 60 seconds").
+    Socket files in a folder of their own cannot collide. papermill creates, owns and shuts down
+    the kernel manager as usual. On Windows (no IPC transport) its default TCP kernel is used."""
+    if os.name == "nt":
+        yield None
+        return
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    with tempfile.TemporaryDirectory(prefix="turs-kernel-") as folder:
+        class PrivateIPCKernelManager(AsyncKernelManager):
+            @default("transport")
+            def _private_transport(self):
+                return "ipc"
+
+            @default("ip")
+            def _private_ip(self):
+                return os.path.join(folder, "kernel")
+
+        yield PrivateIPCKernelManager
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     source = args.notebook.resolve()
@@ -102,14 +133,16 @@ def main(argv: list[str] | None = None) -> int:
 
     start = time.perf_counter()
     try:
-        papermill.execute_notebook(
-            nb,
-            str(output),
-            parameters=params,
-            kernel_name="python3",
-            cwd=str(REPO),
-            progress_bar=False,
-        )
+        with _kernel_manager_class() as manager:
+            papermill.execute_notebook(
+                nb,
+                str(output),
+                parameters=params,
+                kernel_name="python3",
+                cwd=str(REPO),
+                progress_bar=False,
+                **({"kernel_manager_class": manager} if manager else {}),
+            )
     except papermill.PapermillExecutionError as err:
         print(
             f"run_notebook: {source.name} failed in cell {err.cell_index} "
