@@ -385,6 +385,7 @@ def plot_scaling(df, out_dir: Path):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
 
     from turs import style
 
@@ -417,21 +418,32 @@ def plot_scaling(df, out_dir: Path):
         axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")
         if algo == "turs":
             axes[1].loglog(g.n, g.search_median_s, "s", color=colours["turs"], mfc="none", label="TURS datasets")
-            for _, r in g.iterrows():
-                axes[1].annotate(r.data, (r.n, r.search_median_s), textcoords="offset points", xytext=(4, 2))
+            placed = []  # a label whose point is near an earlier one goes below its point
+            for _, r in g.sort_values("n").iterrows():
+                near = any(abs(np.log(r.n / n0)) < 0.3 and abs(np.log(r.search_median_s / t0)) < 0.3
+                           for n0, t0 in placed)
+                axes[1].annotate(r.data, (r.n, r.search_median_s), textcoords="offset points",
+                                 xytext=(4, -14) if near else (4, 2))
+                placed.append((r.n, r.search_median_s))
     if len(budget):  # where the full fit timed out: the searches begun within max_time
         axes[1].loglog(budget.n, budget.search_median_s, "o", color=colours["turs-budget"], mfc="none",
                        label=f"TURS noisy, searches begun within max_time={budget.budget_s.iloc[0]:g} s")
         for _, r in budget.iterrows():
-            axes[1].annotate(f"{int(r.searches)} searches, {r.peak_rss_mb / 1024:.1f} GB", (r.n, r.search_median_s),
-                             textcoords="offset points", xytext=(-8, -14), ha="right")
+            axes[1].annotate(f"{int(r.searches)} searches\n{r.peak_rss_mb / 1024:.1f} GB", (r.n, r.search_median_s),
+                             textcoords="offset points", xytext=(-6, 4), ha="right")
+        low, high = axes[1].get_ylim()
+        axes[1].set_ylim(low, max(high, 3 * budget.search_median_s.max()))  # room for the labels
     axes[0].set(xlabel="training rows n (fold 0)", ylabel="fit seconds", title="fit time against n")
     axes[1].set(xlabel="training rows n (fold 0)", ylabel="seconds", title="median time per rule search against n")
-    from matplotlib.ticker import NullFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     for ax in axes[:2]:
         ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
         ax.xaxis.set_minor_formatter(NullFormatter())
+        # seconds as plain numbers at 1, 2, 5 x 10^k (not 6 x 10^0 minor labels)
+        ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.yaxis.set_minor_formatter(NullFormatter())
     g = df[(df.study == "d") & (df.status == "ok")]
     if len(g):
         axes[2].plot(g.d, g.fit_s, marker="o", linestyle="-", color=colours["turs"], label="TURS, musk")
