@@ -214,7 +214,7 @@ def test_scaling_plot_of_bench_speed_follows_the_style(tmp_path):
         "rules": [30, 45, 70, None, None, 60, None, None, 5, 5, 6],
         "status": ["ok"] * 7 + ["timeout after 600 s"] + ["ok"] * 3,
     })
-    # where the full fit timed out, a max_time fit measures the first searches (budget_row)
+    # where the full fit timed out, a max_time fit measures the first searches (scaling())
     budget = pd.DataFrame({"study": ["n"], "data": ["noisy 50000"], "algo": ["turs-budget"], "n": [40000],
                            "d": [20], "fit_s": [130.0], "budget_s": [120.0], "searches": [9],
                            "search_median_s": [4.0], "rules": [8], "peak_rss_mb": [900.0], "status": ["ok"]})

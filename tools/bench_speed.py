@@ -326,22 +326,26 @@ def scaling(out_dir: Path, timeout: int, quick: bool = False):
     jobs = [(f"noisy:{n}", algo) for algo in ["turs", *competitors] for n in noisy]
     jobs += [(name, algo) for name in datasets for algo in ["turs", *competitors]]
     gave_up = set()
-    bar = tqdm(jobs, desc="scaling", unit="fit")
-    for spec, algo in bar:
+
+    def record(r: dict) -> None:
+        rows.append(r)
+        tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
+
+    for spec, algo in tqdm(jobs, desc="scaling", unit="fit"):
         series = (spec.split(":")[0], algo)
         if series in gave_up and spec.startswith("noisy:"):
             rows.append({"study": "n", "data": f"noisy {spec.split(':')[1]}", "algo": algo,
                          "status": "not run: a smaller size timed out"})
-            if algo == "turs":
-                budget_row(rows, spec, timeout)
-            continue
-        r = run_scale_child(spec, algo, timeout)
-        if r["status"] != "ok":
-            gave_up.add(series)
-        rows.append(r)
-        tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
-        if r["status"] != "ok" and algo == "turs" and spec.startswith("noisy:"):
-            budget_row(rows, spec, timeout)
+        else:
+            r = run_scale_child(spec, algo, timeout)
+            if r["status"] != "ok":
+                gave_up.add(series)
+            record(r)
+        if algo == "turs" and series in gave_up and spec.startswith("noisy:"):
+            # the full fit does not finish at this size: a max_time fit measures the first rule
+            # searches and the peak memory (a search begun before the budget ran out finishes,
+            # so the child gets twice the timeout)
+            record(run_scale_child(spec, "turs-budget", 2 * timeout))
     if not quick:
         for k in (10, 20, 40, 80, 166):
             r = run_child("musk", 1, n_features=k, timeout=timeout)
@@ -352,17 +356,6 @@ def scaling(out_dir: Path, timeout: int, quick: bool = False):
     df["target_s"] = [SCALE_TARGETS.get(d) if a == "turs" else None for d, a in zip(df.data, df.algo)]
     df.to_csv(out_dir / "scaling.csv", index=False)
     plot_scaling(df, out_dir)
-
-
-def budget_row(rows: list, spec: str, timeout: int) -> None:
-    """Where the full TURS fit does not finish, a ``max_time`` fit (``SCALE_BUDGET_S``) measures
-    the first rule searches and the peak memory at that size (a search that started before the
-    budget ran out finishes, so the child gets twice the timeout)."""
-    from tqdm.auto import tqdm
-
-    r = run_scale_child(spec, "turs-budget", 2 * timeout)
-    rows.append(r)
-    tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
 
 
 def growth_exponent(n, t) -> float:
@@ -407,8 +400,9 @@ def plot_scaling(df, out_dir: Path):
         k = growth_exponent(g.n, g.fit_s)
         axes[0].loglog(g.n, g.fit_s, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy: n^{k:.2f}")
         if algo == "turs":
-            for _, r in g.iterrows():
-                axes[0].annotate(f"{int(r.rules)} rules", (r.n, r.fit_s), textcoords="offset points", xytext=(4, -12))
+            for i, (_, r) in enumerate(g.iterrows()):  # the first label left of its point, the rest right
+                axes[0].annotate(f"{int(r.rules)} rules", (r.n, r.fit_s), textcoords="offset points",
+                                 xytext=(-6, 4) if i == 0 else (7, -4), ha="right" if i == 0 else "left")
             ks = growth_exponent(g.n, g.search_median_s)
             axes[1].loglog(g.n, g.search_median_s, "o-", color=colours["turs"],
                            label=f"TURS noisy, median per rule search: n^{ks:.2f}")
