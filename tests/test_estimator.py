@@ -67,7 +67,7 @@ def test_default_parameters():
         "k_stop": 5, "model_encoding": "turs2", "max_rules": None,
         "record_trace": False, "random_state": None, "verbose": 0,
         "preferred_features": None, "preferred_fallback": True, "forbidden_features": None, "max_rule_length": None,
-        "max_time": None,
+        "max_time": None, "exact": False,
     }
 
 

@@ -156,3 +156,41 @@ def test_fit_is_the_same_with_every_union_build(monkeypatch, path):
     assert len(auto.rules_) >= 5
     assert [str(r) for r in forced.rules_] == [str(r) for r in auto.rules_]
     assert forced.mdl_score_ == auto.mdl_score_
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_group_union_counts_and_data_bits_equal_their_dense_twins(seed):
+    """The union counts of each overlap group (``group_union_counts``, work by shared rules) equal
+    the dense product of shared-rule indicators and group counts, and ``turs.mdl.data_bits``
+    built on them equals the per-group union code (each group's rules' union found row by row)
+    to the last bit."""
+    from turs._core.groups import group_union_counts
+    from turs.mdl import data_bits, nll_bits
+
+    _, y, _, _, _, _, _, covers = _problem(seed, n=400, C=3, K=7)
+    group, masks = overlap_groups(covers)
+    G = len(masks)
+    counts = np.bincount(group[group >= 0] * 3 + y[group >= 0], minlength=G * 3).reshape(G, 3)
+    dense = ((masks.astype(float) @ masks.T.astype(float)) > 0).astype(float) @ counts
+    assert np.array_equal(group_union_counts(masks, counts), dense)
+    total = 0.0
+    for g in range(G):
+        union = covers[:, masks[g]].any(axis=1)
+        total += float(nll_bits(np.bincount(y[group == g], minlength=3), np.bincount(y[union], minlength=3)))
+    unc = group < 0
+    total += float(nll_bits(np.bincount(y[unc], minlength=3), np.bincount(y[unc], minlength=3)))
+    assert data_bits(covers, y, 3)[0] == total
+
+
+@pytest.mark.parametrize("K", [0, 1, 9])
+def test_pattern_counts_equal_numpy_row_unique(K):
+    from turs.model_file import pattern_counts
+
+    rng = np.random.default_rng(K)
+    covers = rng.random((500, K)) < 0.3
+    y = rng.integers(0, 3, 500)
+    patterns, counts = pattern_counts(covers, y, 3)
+    ref, inverse = np.unique(covers, axis=0, return_inverse=True)
+    ref_counts = np.bincount(inverse.ravel() * 3 + y, minlength=len(ref) * 3).reshape(len(ref), 3)
+    order = sorted(range(len(ref)), key=lambda p: (int(ref[p].sum()), np.flatnonzero(ref[p]).tolist()))
+    assert np.array_equal(patterns, ref[order]) and np.array_equal(counts, ref_counts[order])

@@ -19,6 +19,7 @@ from .mdl import MODEL_ENCODINGS, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
 from ._fit_control import fit_control
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
+from .search.sampled import SampledSearch, uses_sample
 from .trace import SearchTrace, candidate_describer, trace_mode
 
 _SCORES = ("learning_speed", "absolute")
@@ -124,6 +125,13 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         Seconds after which no new rule search starts: the fit keeps the rules found so far (a
         valid model, scored exactly) and warns that it stopped early. The rule search running
         when the time is up finishes first. None: no limit.
+    exact : bool, default False
+        On more than 80,000 training rows (``turs.search.sampled.SAMPLED_MIN_ROWS``; every
+        dataset of the study has fewer), each rule search runs on a stratified sample of 10,000
+        rows that stands for all of them, and its best candidates are confirmed on all rows:
+        the rules, the MDL score and the probabilities are exact, only which rules are
+        proposed depends on the sample (:mod:`turs.search.sampled`, ``docs/performance.md``).
+        True: the exact search at any size (its time grows faster than the rows).
 
     Attributes
     ----------
@@ -147,7 +155,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                  use_auxiliary_beam=True, local_test_fallback=False, search="turs2", score="learning_speed", k_stop=5,
                  model_encoding="turs2", max_rules=None, record_trace=False, random_state=None, verbose=0,
                  preferred_features=None, preferred_fallback=True, forbidden_features=None, max_rule_length=None,
-                 max_time=None):
+                 max_time=None, exact=False):
         self.beam_width = beam_width
         self.n_cut_points = n_cut_points
         self.use_patience = use_patience
@@ -167,6 +175,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.forbidden_features = forbidden_features
         self.max_rule_length = max_rule_length
         self.max_time = max_time
+        self.exact = exact
 
     def get_params(self, deep=True):
         params = super().get_params(deep=deep)
@@ -196,7 +205,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                              f"(no limit). Got {mt!r} instead.")
         if self.n_cut_points > 254:
             raise ValueError(f"The 'n_cut_points' parameter of TURSClassifier must be <= 254. Got {self.n_cut_points}.")
-        for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "local_test_fallback"):
+        for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "local_test_fallback", "exact"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise ValueError(f"The '{name}' parameter of TURSClassifier must be a bool. Got {getattr(self, name)!r} instead.")
         rt = self.record_trace
@@ -272,7 +281,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
             bar = tqdm(desc="TURS rules", unit="rule")
 
-        initial = RuleSetState(data, fixed).total
+        initial = RuleSetState(data, fixed, pair_lists=False).total
         try:
             # Ctrl-C during the search becomes a KeyboardInterrupt at the next checkpoint between
             # kernel calls (turs._fit_control); the bar shows rules, MDL score and elapsed time
@@ -280,9 +289,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                 def progress(state):
                     control.rule_set(state.K, state.total, state.coverage)
 
+                sampler = SampledSearch(data) if uses_sample(data.n, self.exact) else None
                 state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress,
                                                  trace=trace_mode(self.record_trace), initial_rules=fixed,
-                                                 constraints=constraints)
+                                                 constraints=constraints, sampler=sampler)
         finally:
             if bar is not None:
                 bar.close()

@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
+from ._core.groups import group_union_counts
 from ._core.regret import log2_regret_table
 from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
@@ -218,14 +219,20 @@ def nll_bits(eval_counts: np.ndarray, model_counts: np.ndarray) -> np.ndarray:
 
 
 def data_bits(covers: np.ndarray, y: np.ndarray, n_classes: int):
-    """``-log2 P_{M, theta_hat}(y | x)`` of Eq. 3.6 and the counts it was made of."""
+    """``-log2 P_{M, theta_hat}(y | x)`` of Eq. 3.6 and the counts it was made of.
+
+    Per overlap group, the rows' labels coded with the class distribution of the union of the
+    group's rules' covers (Eq. 3.5); the union's counts are the sums of the counts of the groups
+    sharing a rule with it (:func:`turs._core.groups.group_union_counts`), so the work follows
+    the groups, not groups x rows. The groups' terms are added in group order."""
     group, masks = overlap_groups(covers)
+    G = len(masks)
+    in_group = group >= 0
+    counts = np.bincount(group[in_group] * n_classes + y[in_group], minlength=G * n_classes)
+    counts = counts.reshape(G, n_classes)
     total = 0.0
-    for g in range(len(masks)):
-        in_group = group == g
-        union = covers[:, masks[g]].any(axis=1)
-        total += float(nll_bits(np.bincount(y[in_group], minlength=n_classes),
-                                np.bincount(y[union], minlength=n_classes)))
+    for term in nll_bits(counts, group_union_counts(masks, counts)):
+        total += float(term)
     unc = group < 0
     else_counts = np.bincount(y[unc], minlength=n_classes)
     total += float(nll_bits(else_counts, else_counts))

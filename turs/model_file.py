@@ -67,7 +67,14 @@ def pattern_counts(covers: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[n
     number of rules, then the rule indices; (P, n_classes) int64. Nothing else about the rows
     is needed for the union estimate of any set of rules (:func:`union_counts`).
     """
-    patterns, inverse = np.unique(covers, axis=0, return_inverse=True)
+    n, K = covers.shape
+    if K == 0:
+        patterns, inverse = np.zeros((1 if n else 0, 0), dtype=bool), np.zeros(n, dtype=np.int64)
+    else:  # the rows as byte strings: one sort of n keys, not numpy's row-wise unique (a lexsort)
+        packed = np.ascontiguousarray(np.packbits(covers, axis=1))
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        patterns = np.unpackbits(uniq.view(np.uint8).reshape(len(uniq), -1), axis=1, count=K).astype(bool)
     counts = np.bincount(inverse.ravel() * n_classes + y, minlength=len(patterns) * n_classes)
     counts = counts.reshape(len(patterns), n_classes).astype(np.int64)
     order = sorted(range(len(patterns)),

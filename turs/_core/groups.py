@@ -77,3 +77,41 @@ def _local_rule_lists(g_ptr, g_rules, present):
         g = present[p]
         rules[ptr[p]:ptr[p + 1]] = g_rules[g_ptr[g]:g_ptr[g + 1]]
     return ptr, rules
+
+
+@njit(cache=NUMBA_CACHE)
+def _union_counts(g_ptr, g_rules, k_ptr, k_groups, group_counts):
+    """The class counts of the union of each overlap group's rules' covers: the sum of the counts
+    of every group sharing a rule with it, each group once (``_shared_rule_pairs``' union
+    counts without its pair lists and their sorting). The sums are of integer-valued floats,
+    so their order does not matter (exact below 2^53 rows). Work: the (g, J, shared rule)
+    triples, ``sum_k |groups of k|^2``; memory O(G)."""
+    G = g_ptr.shape[0] - 1
+    C = group_counts.shape[1]
+    stamp = np.full(G, -1, dtype=np.int64)
+    union = np.zeros((G, C))
+    for g in range(G):
+        for a in range(g_ptr[g], g_ptr[g + 1]):
+            k = g_rules[a]
+            for b in range(k_ptr[k], k_ptr[k + 1]):
+                J = k_groups[b]
+                if stamp[J] != g:
+                    stamp[J] = g
+                    for c in range(C):
+                        union[g, c] += group_counts[J, c]
+    return union
+
+
+def group_union_counts(group_masks: np.ndarray, group_counts: np.ndarray) -> np.ndarray:
+    """``(G, C)`` class counts of the union of the rules of each overlap group (its (K,) bool
+    mask in ``group_masks``), from the groups' class counts ``(G, C)``: a row lies in the union
+    of a group's rules exactly when its own group shares a rule with it (Eq. 3.5)."""
+    G, K = group_masks.shape
+    if G == 0:
+        return np.zeros((0, group_counts.shape[1]))
+    gi, ki = np.nonzero(group_masks)
+    g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
+    by_rule = np.argsort(ki, kind="stable")
+    k_ptr = np.concatenate([[0], np.cumsum(np.bincount(ki, minlength=K))]).astype(np.int64)
+    return _union_counts(g_ptr, ki.astype(np.int64), k_ptr, gi[by_rule].astype(np.int64),
+                         np.ascontiguousarray(group_counts, dtype=np.float64))

@@ -202,7 +202,8 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
 
 # ------------------------------------------------------------------------ Algorithm 3
 def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, describe=None,
-                   progress=None, trace=None, initial_rules=(), constraints: SearchConstraints | None = None):
+                   progress=None, trace=None, initial_rules=(), constraints: SearchConstraints | None = None,
+                   sampler=None):
     """Add rules while the MDL score decreases (Algorithm 3). With ``search="turs2"``: while the
     chosen rule's ``r`` is positive, as the authors' code decides; ``r`` of a refined literal
     uses the model code that code charges while searching (``_placeholder_model_bits``), so
@@ -228,10 +229,16 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
     Each search's entry then says which search found its rule (``"search"``: ``"preferred"``
     or ``"full"``, ``"preferred_feature"``) and what each preferred search found
     (``"preferred_searches"``).
+
+    ``sampler`` (:class:`turs.search.sampled.SampledSearch`, None: the exact search): each rule
+    search runs on the sampler's sample and its best candidates are confirmed on all rows
+    (:meth:`~turs.search.sampled.SampledSearch.confirm`); ``M`` and its score stay exact. The
+    trace of such a fit holds the sample's search (its candidates and numbers on the sample,
+    ``"sample_rows"``); ``"mdl_before"`` and ``"mdl_after"`` are the exact scores.
     """
     policy = POLICIES[settings.search]
     mode = trace or ("full" if describe is not None else None)
-    state = RuleSetState(data, list(initial_rules))
+    state = RuleSetState(data, list(initial_rules)) if sampler is None else sampler.full_state(initial_rules)
     remaining = list(constraints.preferred) if constraints is not None else []
     remaining = _unused(remaining, state.rules)
     searches = []
@@ -243,10 +250,19 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
             break
         log = chosen_from = None
         run_full = True
+        on = state if sampler is None else sampler.on_sample(state)  # the rule set the search sees
+
+        def decide(best, pool):
+            """(the rule to add or report, accepted?, M with it or None)"""
+            if sampler is None:
+                return best, policy.accepts(best, on), None
+            full, after = sampler.confirm(state, pool if best is not None else [], policy)
+            return full, after is not None, after
+
         if remaining:
-            best, pool, recorder, log, chosen_from = _preferred_search(state, settings, constraints, remaining,
-                                                                        mode, describe)
-            accepted = policy.accepts(best, state)
+            found, pool, recorder, log, chosen_from = _preferred_search(on, settings, constraints, remaining,
+                                                                         mode, describe)
+            best, accepted, after = decide(found, pool)
             # accepted: added; not accepted: the full search (the fallback, or no preferred
             # candidate at all), or, as S-CLASSY prints it, the end of the fit
             run_full = not accepted and (constraints.preferred_fallback or best is None)
@@ -254,21 +270,25 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
                 chosen_from = None
         if run_full:
             recorder = SearchRecorder(state.K, mode, describe) if mode else None
-            best, pool = search_rule(state, settings, recorder, constraints)
-            accepted = policy.accepts(best, state)
+            found, pool = search_rule(on, settings, recorder, constraints)
+            best, accepted, after = decide(found, pool)
         entry = {"rule_index": state.K, "iterations": [], "chosen": None,
                  "accepted": bool(accepted), "mdl_before": state.total}
         if log is not None:
             entry.update(search="preferred" if chosen_from is not None else "full", preferred_feature=chosen_from,
                          preferred_searches=log)
-        before = state
+        if sampler is not None:
+            entry["sample_rows"] = int(sampler.data.n)
+        before = on
         if accepted:
-            state = RuleSetState(data, state.rules + [best])
+            state = after if after is not None else RuleSetState(data, state.rules + [best])
             entry["mdl_after"] = state.total
             entry["coverage_after"] = state.coverage
             remaining = _unused(remaining, [best])
         if recorder is not None:
-            _record_search(entry, recorder, before, state if accepted else None, best, pool, policy)
+            # the trace of a sampled search is the sample's: its candidates and rule set
+            shown = state if sampler is None else sampler.on_sample(state)
+            _record_search(entry, recorder, before, shown if accepted else None, found, pool, policy)
             if chosen_from is not None and not accepted:  # S-CLASSY as printed: the fit ends here
                 entry["fit_stop"]["reason"] = "preferred_rule_not_accepted"
                 entry["fit_stop"]["preferred_feature"] = chosen_from

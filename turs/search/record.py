@@ -235,5 +235,6 @@ def runner_up(pool, chosen):
 
 
 def mdl_parts_with(state: RuleSetState, c) -> dict:
-    """The MDL score's parts of ``M + c`` (exact, by building the rule set)."""
-    return RuleSetState(state.data, state.rules + [c]).parts()
+    """The MDL score's parts of ``M + c`` (exact, by building the rule set; no growth is counted
+    on it, so without the kernel's pair lists)."""
+    return RuleSetState(state.data, state.rules + [c], pair_lists=False).parts()

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.codes import log2_factorial, universal_integer_code
-from .._core.groups import _local_rule_lists, _shared_rule_pairs
+from .._core.groups import _local_rule_lists, _shared_rule_pairs, _union_counts
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
@@ -96,8 +96,12 @@ def _local_test_split_code(data: SearchData, k: int, search: str):
 class RuleSetState:
     """The current rule set ``M`` with everything the candidate scores need."""
 
-    def __init__(self, data: SearchData, rules: list):
+    def __init__(self, data: SearchData, rules: list, pair_lists: bool = True):
+        """``pair_lists=False``: only the MDL score and the counts (the union counts without the
+        growth kernel's pair and subset lists), for a rule set no growth is counted on (the
+        full data of a sampled search, :mod:`turs.search.sampled`)."""
         self.data = data
+        self.pair_lists = pair_lists
         self.rules = list(rules)
         n, C = data.n, data.n_classes
         K = len(self.rules)
@@ -120,14 +124,19 @@ class RuleSetState:
         self.group_rule_idx = ki.astype(np.int64)
         by_rule = np.argsort(ki, kind="stable")
         rule_ptr = np.concatenate([[0], np.cumsum(np.bincount(ki, minlength=K))]).astype(np.int64)
-        self.union_mode = union_count_mode(G)
+        self.union_mode = union_count_mode(G) if pair_lists else "none"
         self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode)
         if self.union_mode == "subsets" and self.sub_ptr is None:
             self.union_mode = "neighbours"  # a group has too many rules for its subsets
         min_shared = {"rules": 2, "neighbours": 1}.get(self.union_mode, 0)
-        self.union_counts, self.nbr_ptr, self.nbr_idx, self.nbr_w = _shared_rule_pairs(
-            self.group_rule_ptr, self.group_rule_idx, rule_ptr, gi[by_rule].astype(np.int64), group_counts,
-            min_shared, self.union_mode == "rules")
+        if pair_lists:
+            self.union_counts, self.nbr_ptr, self.nbr_idx, self.nbr_w = _shared_rule_pairs(
+                self.group_rule_ptr, self.group_rule_idx, rule_ptr, gi[by_rule].astype(np.int64), group_counts,
+                min_shared, self.union_mode == "rules")
+        else:
+            self.union_counts = _union_counts(self.group_rule_ptr, self.group_rule_idx, rule_ptr,
+                                              gi[by_rule].astype(np.int64), group_counts)
+            self.nbr_ptr = self.nbr_idx = self.nbr_w = None
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
         self.else_n = int(self.else_counts.sum())

@@ -1,0 +1,168 @@
+"""A rule search on a sample of the rows, confirmed on all of them: issue 19's switchable
+approximation for training sets far larger than the study's (``docs/performance.md``,
+"Sampled search").
+
+Why: the exact search's growth kernel works per overlap group of the rule set and per cut, and
+on noisy data the groups grow faster than the rows (about 3 rows per group), so one rule search
+costs more than linear in n and a fit far more. A sample of ``SEARCH_SAMPLE_ROWS`` rows has
+at most that many groups, whatever n is.
+
+How (:class:`SampledSearch`):
+
+* one stratified sample of the training rows, drawn once per fit (per class, its share of
+  the sample, at least one row of each class);
+* each rule search (Algorithm 4, unchanged) runs on the sample, with the rule set restricted
+  to it, as if the sample were the data: its scores and local tests weigh the evidence of
+  ``SEARCH_SAMPLE_ROWS`` rows. (Scaling the sample's data codes up to the full data's, so
+  that each sample row stands for ``n / sample`` rows, was tried and is worse: the local
+  tests then pass splits of a few sample rows, the rules fit the sample's noise and fail on
+  all rows; ``docs/performance.md``.)
+* the search's best candidates (by ``r``, up to ``CONFIRM_TRIES`` distinct rules) are then
+  confirmed on all rows: cover, class counts, model code (``K_value`` counted on all rows,
+  Section 3.4.3) and the exact MDL score of ``M`` with the rule; the first the policy accepts
+  on those exact numbers is added; if none is, the fit ends;
+* the rule set ``M``, its MDL score (Eq. 3.20) and the model's probabilities are always
+  the exact ones on all rows: only which rules are proposed depends on the sample.
+
+``TURSClassifier(exact=True)`` never samples. Fits on at most ``SAMPLED_MIN_ROWS`` training
+rows never sample either: the largest training set of the study's datasets (smtp: 95,156
+rows, 76,125 in a 5-fold split) stays below it.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.kernels import _rows_in_interval
+from ..mdl import literal_value_op_bits
+from .growths import Candidate
+from .state import RuleSetState, SearchData
+
+SAMPLED_MIN_ROWS = 80_000
+"""Fits on more training rows than this search on a sample unless ``exact=True``."""
+
+SEARCH_SAMPLE_ROWS = 10_000
+"""Rows of the sample each rule search runs on."""
+
+CONFIRM_TRIES = 3
+"""Candidates (distinct rules, best ``r`` on the sample first) confirmed on all rows per rule
+search before the fit ends."""
+
+
+def uses_sample(n_rows: int, exact: bool) -> bool:
+    """Whether a fit on ``n_rows`` training rows searches on a sample."""
+    return (not exact) and n_rows > SAMPLED_MIN_ROWS
+
+
+def stratified_sample(y: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
+    """``size`` row indices (sorted), drawn without replacement, each class with its share of
+    ``size`` (rounded, at least one row of every class present)."""
+    n = y.shape[0]
+    if size >= n:
+        return np.arange(n, dtype=np.int64)
+    rng = np.random.default_rng(seed)
+    classes, counts = np.unique(y, return_counts=True)
+    take = np.maximum(np.rint(counts * (size / n)).astype(np.int64), 1)
+    take = np.minimum(take, counts)
+    parts = [rng.choice(np.flatnonzero(y == c), int(t), replace=False) for c, t in zip(classes, take)]
+    return np.sort(np.concatenate(parts)).astype(np.int64)
+
+
+class _RuleOnSample:
+    """A rule of ``M`` restricted to the sample: its rows there, its model code as on all rows."""
+
+    __slots__ = ("literals", "rows", "model_bits")
+
+    def __init__(self, literals, rows, model_bits):
+        self.literals, self.rows, self.model_bits = literals, rows, model_bits
+
+    @property
+    def coverage(self) -> int:
+        return int(self.rows.shape[0])
+
+
+class SampledSearch:
+    """The sample of a fit and the two translations: the rule set onto the sample
+    (:meth:`on_sample`) and a candidate found there onto all rows (:meth:`on_full`,
+    :meth:`confirm`)."""
+
+    def __init__(self, data: SearchData, size: int = SEARCH_SAMPLE_ROWS, seed: int = 0):
+        self.full = data
+        self.rows = stratified_sample(data.y, size, seed)
+        self.data = SearchData(np.ascontiguousarray(data.bins[:, self.rows]), data.y[self.rows], data.n_bins,
+                               data.binary, data.n_classes, data.model_encoding)
+        self.position = np.full(data.n, -1, dtype=np.int64)
+        self.position[self.rows] = np.arange(len(self.rows), dtype=np.int64)
+        self._last = (None, None)  # (full state, its sample state)
+
+    def full_state(self, rules) -> RuleSetState:
+        """``M`` on all rows: the exact MDL score and counts, no kernel lists."""
+        return RuleSetState(self.full, list(rules), pair_lists=False)
+
+    def on_sample(self, state: RuleSetState) -> RuleSetState:
+        """``M`` restricted to the sample (built once per rule set)."""
+        if self._last[0] is state:
+            return self._last[1]
+        rules = []
+        for r in state.rules:
+            pos = self.position[r.rows]
+            rules.append(_RuleOnSample(r.literals, pos[pos >= 0], r.model_bits))
+        out = RuleSetState(self.data, rules)
+        self._last = (state, out)
+        return out
+
+    def on_full(self, c: Candidate, state: RuleSetState) -> Candidate | None:
+        """Candidate ``c`` (literals ``(column, lo_bin, hi_bin)`` in its order) on all rows:
+        cover, class counts in it and in its part outside ``M``, and ``L(S)`` (Eq. 3.17) with
+        each literal's ``K_value`` counted on the rows the literals before it reach, as
+        :func:`turs.mdl.rule_model_bits` does. None when a literal has no code there."""
+        data = self.full
+        rows = data.all_rows
+        value_ops, k_values = [], []
+        for j, a, b in c.literals:
+            if data.binary[j]:
+                kv, two = 1, False
+            else:
+                col = data.bins[j, rows]
+                kv = int(col.max() - col.min()) if col.size else 0
+                two = a > 0 and b < data.n_bins[j]
+            try:
+                vo = literal_value_op_bits(bool(data.binary[j]), bool(two), kv, data.model_encoding)
+            except ValueError:
+                return None
+            value_ops.append(vo)
+            k_values.append(kv)
+            rows = _rows_in_interval(data.bins[j], rows, a, b)
+        if rows.size == 0:
+            return None
+        k = len(c.literals)
+        model_bits = data.header_bits(k)[0] + float(sum(value_ops))
+        y = data.y[rows]
+        C = data.n_classes
+        counts = np.bincount(y, minlength=C)
+        counts_unc = np.bincount(y[state.uncovered[rows]], minlength=C)
+        return Candidate(c.literals, tuple(value_ops), tuple(k_values), rows, counts, counts_unc, model_bits)
+
+    def confirm(self, state: RuleSetState, pool, policy):
+        """Confirm the search's best candidates on all rows. Returns ``(candidate, new_state)``:
+        the first of up to ``CONFIRM_TRIES`` distinct rules (best ``r`` on the sample first)
+        that ``policy`` accepts on its exact numbers, with ``M`` plus it; else
+        ``(the best's exact version or None, None)``."""
+        seen, first = set(), None
+        for c in sorted(pool, key=lambda c: -c.r):
+            if len(seen) >= CONFIRM_TRIES:
+                break
+            if c.key in seen:
+                continue
+            seen.add(c.key)
+            full = self.on_full(c, state)
+            if full is None:
+                continue
+            after = self.full_state(state.rules + [full])
+            full.total_after = after.total
+            cov_unc = full.coverage_uncovered
+            full.r = (state.total - after.total) / cov_unc if cov_unc > 0 else -np.inf
+            if policy.accepts(full, state):
+                return full, after
+            if first is None:
+                first = full
+        return first, None
