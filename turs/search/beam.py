@@ -232,7 +232,9 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
 
     ``sampler`` (:class:`turs.search.sampled.SampledSearch`, None: the exact search): each rule
     search runs on the sampler's sample and its best candidates are confirmed on all rows
-    (:meth:`~turs.search.sampled.SampledSearch.confirm`); ``M`` and its score stay exact. The
+    (:meth:`~turs.search.sampled.SampledSearch.confirm`); when none holds there, the sample grows
+    and the search runs again (:meth:`~turs.search.sampled.SampledSearch.grow`, no entry for the
+    search that found none); ``M`` and its score stay exact. The
     trace of such a fit holds the sample's search (its candidates and numbers on the sample,
     ``"sample_rows"``); ``"mdl_before"`` and ``"mdl_after"`` are the exact scores.
     """
@@ -278,6 +280,8 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
             entry.update(search="preferred" if chosen_from is not None else "full", preferred_feature=chosen_from,
                          preferred_searches=log)
         if sampler is not None:
+            if not accepted and sampler.grow():
+                continue  # no candidate of the sample holds on all rows: search a sample twice as large
             entry["sample_rows"] = int(sampler.data.n)
         before = on
         if accepted:

@@ -9,18 +9,21 @@ at most that many groups, whatever n is.
 
 How (:class:`SampledSearch`):
 
-* one stratified sample of the training rows, drawn once per fit (per class, its share of
-  the sample, at least one row of each class);
+* a stratified sample of the training rows (per class, its share of the sample, at least one
+  row of each class), from a random order drawn once per fit (seed 0: the fit is
+  deterministic);
 * each rule search (Algorithm 4, unchanged) runs on the sample, with the rule set restricted
   to it, as if the sample were the data: its scores and local tests weigh the evidence of
   ``SEARCH_SAMPLE_ROWS`` rows. (Scaling the sample's data codes up to the full data's, so
   that each sample row stands for ``n / sample`` rows, was tried and is worse: the local
   tests then pass splits of a few sample rows, the rules fit the sample's noise and fail on
   all rows; ``docs/performance.md``.)
-* the search's best candidates (by ``r``, up to ``CONFIRM_TRIES`` distinct rules) are then
-  confirmed on all rows: cover, class counts, model code (``K_value`` counted on all rows,
-  Section 3.4.3) and the exact MDL score of ``M`` with the rule; the first the policy accepts
-  on those exact numbers is added; if none is, the fit ends;
+* the search's best candidates (by ``r``, up to ``CONFIRM_CANDIDATES`` distinct rules) are
+  then scored on all rows: cover, class counts, model code (``K_value`` counted on all rows,
+  Section 3.4.3) and the exact MDL score of ``M`` with the rule (from the rule's rows alone,
+  :meth:`SampledSearch.total_with`); the one with the best ``r`` on all rows is the search's
+  rule, added if the policy accepts it on those exact numbers; if it does not, the sample doubles (keeping its rows, up to
+  ``SEARCH_SAMPLE_MAX``) and the search runs again; at that size, the fit ends;
 * the rule set ``M``, its MDL score (Eq. 3.20) and the model's probabilities are always
   the exact ones on all rows: only which rules are proposed depends on the sample.
 
@@ -32,8 +35,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._core.codes import log2_factorial, universal_integer_code
+from .._core.groups import group_union_counts
 from .._core.kernels import _rows_in_interval
-from ..mdl import literal_value_op_bits
+from ..mdl import literal_value_op_bits, nll_bits
 from .growths import Candidate
 from .state import RuleSetState, SearchData
 
@@ -41,11 +46,15 @@ SAMPLED_MIN_ROWS = 80_000
 """Fits on more training rows than this search on a sample unless ``exact=True``."""
 
 SEARCH_SAMPLE_ROWS = 10_000
-"""Rows of the sample each rule search runs on."""
+"""Rows of the sample the rule searches start on."""
 
-CONFIRM_TRIES = 3
-"""Candidates (distinct rules, best ``r`` on the sample first) confirmed on all rows per rule
-search before the fit ends."""
+SEARCH_SAMPLE_MAX = 20_000
+"""Rows the sample grows to at most: when no candidate of a search on the sample is accepted on
+all rows, the sample doubles and the search runs again, until this size."""
+
+CONFIRM_CANDIDATES = 20
+"""Candidates (distinct rules, best ``r`` on the sample first) scored exactly on all rows per rule
+search; the best of them on all rows is the search's rule."""
 
 
 def uses_sample(n_rows: int, exact: bool) -> bool:
@@ -53,18 +62,26 @@ def uses_sample(n_rows: int, exact: bool) -> bool:
     return (not exact) and n_rows > SAMPLED_MIN_ROWS
 
 
-def stratified_sample(y: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
-    """``size`` row indices (sorted), drawn without replacement, each class with its share of
-    ``size`` (rounded, at least one row of every class present)."""
-    n = y.shape[0]
-    if size >= n:
-        return np.arange(n, dtype=np.int64)
+def stratified_order(y: np.ndarray, seed: int = 0) -> np.ndarray:
+    """All row indices in an order whose every prefix is a stratified sample: each class's rows
+    in a random order, interleaved by their rank within the class (the i-th of a class with
+    ``n_c`` rows at ``(i + 0.5) / n_c``), the first row of every class first. Prefixes are
+    nested, so a larger sample keeps the rows of a smaller one."""
     rng = np.random.default_rng(seed)
-    classes, counts = np.unique(y, return_counts=True)
-    take = np.maximum(np.rint(counts * (size / n)).astype(np.int64), 1)
-    take = np.minimum(take, counts)
-    parts = [rng.choice(np.flatnonzero(y == c), int(t), replace=False) for c, t in zip(classes, take)]
-    return np.sort(np.concatenate(parts)).astype(np.int64)
+    priority = np.empty(y.shape[0])
+    for c in np.unique(y):
+        rows = rng.permutation(np.flatnonzero(y == c))
+        priority[rows] = (np.arange(len(rows)) + 0.5) / len(rows)
+        priority[rows[0]] = -1.0
+    return np.argsort(priority, kind="stable").astype(np.int64)
+
+
+def stratified_sample(y: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
+    """``size`` row indices (sorted): the first ``size`` of :func:`stratified_order`, so each
+    class has its share of ``size`` (within one row) and at least one row."""
+    if size >= y.shape[0]:
+        return np.arange(y.shape[0], dtype=np.int64)
+    return np.sort(stratified_order(y, seed)[:size])
 
 
 class _RuleOnSample:
@@ -85,14 +102,29 @@ class SampledSearch:
     (:meth:`on_sample`) and a candidate found there onto all rows (:meth:`on_full`,
     :meth:`confirm`)."""
 
-    def __init__(self, data: SearchData, size: int = SEARCH_SAMPLE_ROWS, seed: int = 0):
+    def __init__(self, data: SearchData, size: int | None = None, seed: int = 0, max_size: int | None = None):
+        size = SEARCH_SAMPLE_ROWS if size is None else size
+        max_size = SEARCH_SAMPLE_MAX if max_size is None else max_size
         self.full = data
-        self.rows = stratified_sample(data.y, size, seed)
+        self.order = stratified_order(data.y, seed)
+        self.max_size = min(max(max_size, size), data.n)
+        self._use(min(size, data.n))
+
+    def _use(self, size: int) -> None:
+        data = self.full
+        self.rows = np.sort(self.order[:size])
         self.data = SearchData(np.ascontiguousarray(data.bins[:, self.rows]), data.y[self.rows], data.n_bins,
                                data.binary, data.n_classes, data.model_encoding)
         self.position = np.full(data.n, -1, dtype=np.int64)
         self.position[self.rows] = np.arange(len(self.rows), dtype=np.int64)
         self._last = (None, None)  # (full state, its sample state)
+
+    def grow(self) -> bool:
+        """Double the sample (keeping its rows, up to ``max_size``); False when it cannot grow."""
+        if self.data.n >= self.max_size:
+            return False
+        self._use(min(2 * self.data.n, self.max_size))
+        return True
 
     def full_state(self, rules) -> RuleSetState:
         """``M`` on all rows: the exact MDL score and counts, no kernel lists."""
@@ -142,14 +174,46 @@ class SampledSearch:
         counts_unc = np.bincount(y[state.uncovered[rows]], minlength=C)
         return Candidate(c.literals, tuple(value_ops), tuple(k_values), rows, counts, counts_unc, model_bits)
 
+    def total_with(self, state: RuleSetState, c: Candidate) -> float:
+        """``L(D, M + c)`` (Eq. 3.20) on all rows from the rows of ``c`` alone: adding ``c``
+        changes only the rows it covers. Those of overlap group ``g`` get the union of ``g``'s
+        rules and ``c``, whose counts are ``g``'s union's plus ``c``'s minus those of the rows of
+        ``c`` in that union (the rows of ``c`` whose group shares a rule with ``g``:
+        :func:`~turs._core.groups.group_union_counts` over the groups ``c`` meets); the rows of
+        ``c`` outside ``M`` leave the else-rule. Equal to building ``M + c`` up to the order of
+        the float sums (``tests/test_sampled_search.py``)."""
+        data = self.full
+        C = data.n_classes
+        lr = data.log2_regret
+        rows = c.rows
+        g = state.group_of[rows]
+        inside = g >= 0
+        present, local = np.unique(g[inside], return_inverse=True)
+        in_c = np.bincount(local * C + data.y[rows][inside], minlength=len(present) * C).reshape(-1, C)
+        counts_c = c.counts.astype(float)
+        union = state.union_counts[present]
+        in_union = group_union_counts(state.group_masks[present], in_c)
+        group = state.group_counts[present]
+        d_cov = float((nll_bits(group - in_c, union) + nll_bits(in_c, union + counts_c - in_union)
+                       - nll_bits(group, union)).sum()) if len(present) else 0.0
+        unc = c.counts_uncovered
+        else_after = state.else_counts - unc
+        d_else = (float(nll_bits(unc, c.counts)) + float(nll_bits(else_after, else_after)) - state.nll_else
+                  + lr[c.coverage] + lr[int(else_after.sum())] - lr[state.else_n])
+        K = state.K
+        d_model = (universal_integer_code(K + 1) - universal_integer_code(K) + c.model_bits
+                   - log2_factorial(K + 1) + log2_factorial(K))
+        return state.total + d_cov + d_else + d_model
+
     def confirm(self, state: RuleSetState, pool, policy):
-        """Confirm the search's best candidates on all rows. Returns ``(candidate, new_state)``:
-        the first of up to ``CONFIRM_TRIES`` distinct rules (best ``r`` on the sample first)
-        that ``policy`` accepts on its exact numbers, with ``M`` plus it; else
-        ``(the best's exact version or None, None)``."""
-        seen, first = set(), None
+        """Confirm the search's candidates on all rows: the ``CONFIRM_CANDIDATES`` distinct rules
+        of ``pool`` with the best ``r`` on the sample are scored exactly (:meth:`total_with`),
+        and the one with the best exact ``r`` is the search's rule, added when ``policy``
+        accepts it on the numbers of ``M`` built with it. Returns ``(candidate, new_state)``,
+        ``new_state`` None when it is not accepted (``candidate`` None: no candidate)."""
+        seen, best = set(), None
         for c in sorted(pool, key=lambda c: -c.r):
-            if len(seen) >= CONFIRM_TRIES:
+            if len(seen) >= CONFIRM_CANDIDATES:
                 break
             if c.key in seen:
                 continue
@@ -157,12 +221,17 @@ class SampledSearch:
             full = self.on_full(c, state)
             if full is None:
                 continue
-            after = self.full_state(state.rules + [full])
-            full.total_after = after.total
-            cov_unc = full.coverage_uncovered
-            full.r = (state.total - after.total) / cov_unc if cov_unc > 0 else -np.inf
-            if policy.accepts(full, state):
-                return full, after
-            if first is None:
-                first = full
-        return first, None
+            self._score(full, state, self.total_with(state, full))
+            if best is None or full.r > best.r:
+                best = full
+        if best is None or not policy.accepts(best, state):
+            return best, None
+        after = self.full_state(state.rules + [best])
+        self._score(best, state, after.total)  # the numbers of M + best as built
+        return (best, after) if policy.accepts(best, state) else (best, None)
+
+    @staticmethod
+    def _score(c: Candidate, state: RuleSetState, total_after: float) -> None:
+        c.total_after = total_after
+        cov_unc = c.coverage_uncovered
+        c.r = (state.total - total_after) / cov_unc if cov_unc > 0 else -np.inf

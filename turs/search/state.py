@@ -140,6 +140,7 @@ class RuleSetState:
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
         self.else_n = int(self.else_counts.sum())
+        self.group_counts = group_counts
         self.nll_covered = float(nll_bits(group_counts, self.union_counts).sum()) if G else 0.0
         self.nll_else = float(nll_bits(self.else_counts, self.else_counts))
         lr = data.log2_regret
