@@ -218,7 +218,12 @@ def test_scaling_plot_of_bench_speed_follows_the_style(tmp_path):
     budget = pd.DataFrame({"study": ["n"], "data": ["noisy 50000"], "algo": ["turs-budget"], "n": [40000],
                            "d": [20], "fit_s": [130.0], "budget_s": [120.0], "searches": [9],
                            "search_median_s": [4.0], "rules": [8], "peak_rss_mb": [900.0], "status": ["ok"]})
-    df = pd.concat([df, budget], ignore_index=True)
+    # above the sampled search's threshold: TURS fits with searches on a sample (drawn apart)
+    big = pd.DataFrame({"study": ["n", "n", "n"], "data": ["noisy 100000", "noisy 1000000", "cover"],
+                        "algo": ["turs"] * 3, "n": [100000, 1000000, 228838], "d": [20, 20, 54],
+                        "fit_s": [100.0, 300.0, 40.0], "search_median_s": [0.5, 0.6, 0.3], "rules": [80, 50, 60],
+                        "sampled": [True, True, True], "status": ["ok"] * 3})
+    df = pd.concat([df, budget, big], ignore_index=True)
     with style.rc_context():
         bench_speed.plot_scaling(df, tmp_path)
     width, _, dpi = style.png_size_and_dpi(tmp_path / "scaling.png")

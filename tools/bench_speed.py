@@ -131,6 +131,10 @@ def main(argv=None):
     ap.add_argument("--scaling", action="store_true", help="also run the scaling study")
     ap.add_argument("--scaling-only", action="store_true", help="run only the scaling study")
     ap.add_argument("--scaling-quick", action="store_true", help="run a small scaling subset (checks the pipeline)")
+    ap.add_argument("--scaling-rerun", metavar="SPEC/ALGO,...",
+                    help="run these cells of the scaling study again (e.g. noisy:100000/turs,cover/turs), "
+                         "replace their rows in scaling.csv (a TURS cell also drops its max_time row) and "
+                         "redraw scaling.png")
     ap.add_argument("--scale-one", help=argparse.SUPPRESS)
     ap.add_argument("--algo", default="turs", help=argparse.SUPPRESS)
     ap.add_argument("--threads", default=None, help="datasets to time with 1 and 2 threads")
@@ -154,6 +158,9 @@ def main(argv=None):
         return 2
     out = Path(a.out)
     out.parent.mkdir(parents=True, exist_ok=True)
+    if a.scaling_rerun:
+        rerun_scaling(out.parent, a.timeout, [c.split("/") for c in a.scaling_rerun.split(",")])
+        return 0
     if a.scaling_only or a.scaling_quick:
         scaling(out.parent, a.timeout, quick=a.scaling_quick)
         return 0
@@ -256,6 +263,7 @@ def scale_one(spec: str, algo: str) -> dict:
 
         import turs
         import turs.search.beam as beam
+        from turs.search.sampled import uses_sample
 
         row["compile_s"] = turs.warmup()
         search_rule = beam.search_rule
@@ -273,6 +281,7 @@ def scale_one(spec: str, algo: str) -> dict:
             warnings.simplefilter("ignore")  # the budgeted fit warns that it stopped early
             model = turs.TURSClassifier(max_time=budget).fit(X.iloc[tr], y[tr])
         row["fit_s"] = time.perf_counter() - t
+        row["sampled"] = uses_sample(len(tr), model.exact)  # the rule searches ran on a sample
         if budget is not None:
             row["budget_s"] = budget
         beam.search_rule = search_rule
@@ -315,7 +324,8 @@ def run_scale_child(spec: str, algo: str, timeout: int) -> dict:
 
 def scaling(out_dir: Path, timeout: int, quick: bool = False):
     """The scaling study: ``figures/scaling.csv`` and ``figures/scaling.png`` (see the module
-    docstring). A series stops at its first size that times out (the larger ones would too)."""
+    docstring). A series stops at its first size that times out (the larger ones would too; for
+    TURS, up to the sampled search's threshold, ``turs.search.sampled.SAMPLED_MIN_ROWS``)."""
     import pandas as pd
     from tqdm.auto import tqdm
 
@@ -331,8 +341,13 @@ def scaling(out_dir: Path, timeout: int, quick: bool = False):
         rows.append(r)
         tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
 
+    from turs.search.sampled import uses_sample
+
     for spec, algo in tqdm(jobs, desc="scaling", unit="fit"):
-        series = (spec.split(":")[0], algo)
+        # a TURS fit above the sampled search's threshold is another method: a timeout of the
+        # exact search below it does not stop the series
+        big = algo == "turs" and spec.startswith("noisy:") and uses_sample(int(spec.split(":")[1]), False)
+        series = (spec.split(":")[0], algo, big)
         if series in gave_up and spec.startswith("noisy:"):
             rows.append({"study": "n", "data": f"noisy {spec.split(':')[1]}", "algo": algo,
                          "status": "not run: a smaller size timed out"})
@@ -358,6 +373,28 @@ def scaling(out_dir: Path, timeout: int, quick: bool = False):
     plot_scaling(df, out_dir)
 
 
+def rerun_scaling(out_dir: Path, timeout: int, cells):
+    """Run the scaling cells ``[(spec, algo), ...]`` again and put them into ``scaling.csv`` in
+    place of their earlier rows (and, for TURS, of the ``turs-budget`` row of the same data),
+    then redraw the figure: for a change that affects a few cells only."""
+    import pandas as pd
+
+    path = out_dir / "scaling.csv"
+    df = pd.read_csv(path)
+    for spec, algo in cells:
+        label = f"noisy {int(spec.split(':')[1])}" if spec.startswith("noisy:") else spec
+        r = run_scale_child(spec, algo, timeout)
+        print(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}), flush=True)
+        drop = ((df.data == label) & df.algo.isin([algo, "turs-budget"] if algo == "turs" else [algo])).to_numpy()
+        at = int(drop.argmax()) if drop.any() else len(df)  # where the first dropped row was
+        new = pd.DataFrame([r])
+        new["target_s"] = SCALE_TARGETS.get(label) if algo == "turs" else None
+        kept = df[~drop]
+        df = pd.concat([kept.iloc[:at], new, kept.iloc[at:]], ignore_index=True)
+        df.to_csv(path, index=False)  # after each cell: nothing lost if a later one is stopped
+    plot_scaling(df, out_dir)
+
+
 def growth_exponent(n, t) -> float:
     """The slope of ``log t`` against ``log n`` (least squares): ``t ~ n^slope``."""
     import numpy as np
@@ -379,6 +416,7 @@ def plot_scaling(df, out_dir: Path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+    import pandas as pd
 
     from turs import style
 
@@ -395,19 +433,29 @@ def plot_scaling(df, out_dir: Path):
     fig, axes = plt.subplots(1, 3, figsize=(13.3, 6.4))
     noisy = ok[ok.data.str.startswith("noisy")]
     real = ok[~ok.data.str.startswith("noisy")]
+    sampled = (ok["sampled"].astype(str) == "True") if "sampled" in ok else pd.Series(False, index=ok.index)
     for algo, g in noisy.groupby("algo"):
         g = g.sort_values("n")
-        k = growth_exponent(g.n, g.fit_s)
-        axes[0].loglog(g.n, g.fit_s, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy: n^{k:.2f}")
-        if algo == "turs":
-            for i, (_, r) in enumerate(g.iterrows()):  # the first label left of its point, the rest right
-                axes[0].annotate(f"{int(r.rules)} rules", (r.n, r.fit_s), textcoords="offset points",
-                                 xytext=(-6, 4) if i == 0 else (7, -4), ha="right" if i == 0 else "left")
-            ks = growth_exponent(g.n, g.search_median_s)
-            axes[1].loglog(g.n, g.search_median_s, "o-", color=colours["turs"],
-                           label=f"TURS noisy, median per rule search: n^{ks:.2f}")
-            axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
-                           label="linear in n")
+        if algo != "turs":
+            k = growth_exponent(g.n, g.fit_s)
+            axes[0].loglog(g.n, g.fit_s, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy: n^{k:.2f}")
+            continue
+        # TURS: the exact search (circles) and, above the threshold, the sampled search (diamonds)
+        for part, marker, what in ((g[~sampled[g.index]], "o-", "exact"), (g[sampled[g.index]], "D-", "sampled")):
+            if not len(part):
+                continue
+            k = growth_exponent(part.n, part.fit_s)
+            ks = growth_exponent(part.n, part.search_median_s)
+            axes[0].loglog(part.n, part.fit_s, marker, color=colours["turs"],
+                           label=f"TURS noisy, {what} search: n^{k:.2f}")
+            axes[1].loglog(part.n, part.search_median_s, marker, color=colours["turs"],
+                           label=f"TURS noisy, {what} search, median per rule search: n^{ks:.2f}")
+        ks = growth_exponent(g.n, g.search_median_s)
+        axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
+                       label=f"linear in n (all TURS noisy points: n^{ks:.2f})")
+        for i, (_, r) in enumerate(g.iterrows()):  # the first label left of its point, the rest right
+            axes[0].annotate(f"{int(r.rules)} rules", (r.n, r.fit_s), textcoords="offset points",
+                             xytext=(-6, 4) if i == 0 else (7, -4), ha="right" if i == 0 else "left")
     for algo, g in real.groupby("algo"):
         axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")
         if algo == "turs":
@@ -416,7 +464,8 @@ def plot_scaling(df, out_dir: Path):
             for _, r in g.sort_values("n").iterrows():
                 near = any(abs(np.log(r.n / n0)) < 0.3 and abs(np.log(r.search_median_s / t0)) < 0.3
                            for n0, t0 in placed)
-                axes[1].annotate(r.data, (r.n, r.search_median_s), textcoords="offset points",
+                axes[1].annotate(r.data + (" (sampled)" if str(r.get("sampled")) == "True" else ""),
+                                 (r.n, r.search_median_s), textcoords="offset points",
                                  xytext=(4, -14) if near else (4, 2))
                 placed.append((r.n, r.search_median_s))
     if len(budget):  # where the full fit timed out: the searches begun within max_time
