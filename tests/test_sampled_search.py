@@ -92,8 +92,19 @@ def test_sampled_rule_set_and_score_are_exact_on_all_rows():
     on = sampler.on_sample(state)
     for r_full, r_on in zip(state.rules, on.rules):
         assert np.array_equal(sampler.rows[r_on.rows], np.intersect1d(r_full.rows, sampler.rows))
-    group_of, _ = overlap_groups(fresh.covers)
-    assert np.array_equal(group_of, state.group_of)
+    _same_groups(state, fresh)
+
+
+def _same_groups(state, fresh):
+    """The same overlap groups (numbered apart), with the same rules, counts and union counts."""
+    assert np.array_equal(state.group_of < 0, fresh.group_of < 0)
+    pairs = np.unique(np.c_[state.group_of, fresh.group_of][state.group_of >= 0], axis=0)
+    assert len(pairs) == len(state.group_masks) == len(fresh.group_masks)  # one to one
+    a, b = pairs[:, 0], pairs[:, 1]
+    assert np.array_equal(state.group_masks[a], fresh.group_masks[b])
+    assert np.array_equal(state.group_counts[a], fresh.group_counts[b])
+    assert np.array_equal(state.union_counts[a], fresh.union_counts[b])
+    assert np.array_equal(state.else_counts, fresh.else_counts)
 
 
 def _auc(model, X, y):
@@ -136,8 +147,10 @@ def test_sampled_search_quality_against_the_exact_search(monkeypatch):
 
 
 def test_total_with_a_candidate_equals_building_the_rule_set():
-    """``SampledSearch.total_with`` (the MDL score of M + c from c's rows alone) equals the score
-    of the rule set built from scratch, for every candidate of a search, with M overlapping."""
+    """``SampledSearch.total_with`` (the MDL score of M + c from c's rows alone) and
+    ``RuleSetState.with_rule`` (M + c from M and c's rows) equal the rule set built from scratch
+    (score, groups, counts, union counts), for every candidate of a search, with M
+    overlapping; a rule covering whole groups removes them."""
     X, y = _noisy(2500, seed=3)
     _, _, data = _search_data(X, y)
     sampler = sampled.SampledSearch(data, size=500, max_size=500)
@@ -148,7 +161,10 @@ def test_total_with_a_candidate_equals_building_the_rule_set():
     for c in pool:
         full = sampler.on_full(c, state)
         if full is not None:
-            built = RuleSetState(data, state.rules + [full]).total
-            assert sampler.total_with(state, full) == pytest.approx(built, rel=1e-12, abs=1e-9)
+            built = RuleSetState(data, state.rules + [full])
+            assert sampler.total_with(state, full) == pytest.approx(built.total, rel=1e-12, abs=1e-9)
+            grown = state.with_rule(full)
+            assert grown.total == pytest.approx(built.total, rel=1e-12, abs=1e-9)
+            _same_groups(grown, built)
             checked += 1
     assert checked >= 10

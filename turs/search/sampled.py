@@ -226,7 +226,7 @@ class SampledSearch:
                 best = full
         if best is None or not policy.accepts(best, state):
             return best, None
-        after = self.full_state(state.rules + [best])
+        after = state.with_rule(best)
         self._score(best, state, after.total)  # the numbers of M + best as built
         return (best, after) if policy.accepts(best, state) else (best, None)
 

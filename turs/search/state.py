@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.codes import log2_factorial, universal_integer_code
-from .._core.groups import _local_rule_lists, _shared_rule_pairs, _union_counts
+from .._core.groups import _local_rule_lists, _shared_rule_pairs, _union_counts, group_union_counts
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
@@ -151,6 +151,70 @@ class RuleSetState:
                       + universal_integer_code(K) + self.model_rules - log2_factorial(K))
         # model-length constant of M + one more rule
         self.model_next = universal_integer_code(K + 1) + self.model_rules - log2_factorial(K + 1)
+
+    def with_rule(self, rule) -> "RuleSetState":
+        """``M + rule`` from this state and the rule's rows alone, for a state without pair lists
+        (the full data of a sampled search). Only the rows of ``rule`` change group: those of
+        group ``g`` form the group of ``g``'s rules and ``rule``, whose union has ``g``'s
+        union's counts plus the rule's minus those of the rule's rows in ``g``'s union (the rule's
+        rows whose group shares a rule with ``g``); the rule's rows outside ``M`` form its own
+        group; the other groups and their unions stay. Work: the rule's rows and the shared-rule
+        triples of the groups it meets, not the rows x rules of a new state. Equal to building
+        the state (up to the groups' numbering and the order of the float sums;
+        ``tests/test_sampled_search.py``); ``covers`` and the kernel lists are not kept."""
+        if self.pair_lists:
+            raise ValueError("RuleSetState.with_rule needs a state built with pair_lists=False.")
+        data = self.data
+        C, K, G = data.n_classes, self.K, len(self.group_masks)
+        rows = rule.rows
+        old = self.group_of[rows]
+        inside = old >= 0
+        present, local = np.unique(old[inside], return_inverse=True)
+        P = len(present)
+        y = data.y[rows]
+        in_rule = np.bincount(local * C + y[inside], minlength=P * C).reshape(P, C).astype(float)
+        rule_counts = np.bincount(y, minlength=C).astype(float)
+        outside = ~inside
+        own = int(outside.any())  # the rule's rows no rule of M covers: one more group
+        group_of = self.group_of.copy()
+        group_of[rows[inside]] = G + local
+        group_of[rows[outside]] = G + P
+        counts = np.concatenate([self.group_counts, in_rule, rule_counts[None, :] - in_rule.sum(axis=0)[None, :]][:2 + own])
+        counts[present] -= in_rule
+        union = np.concatenate([self.union_counts,
+                                self.union_counts[present] + rule_counts
+                                - group_union_counts(self.group_masks[present], in_rule),
+                                rule_counts[None, :]][:2 + own])
+        masks = np.zeros((G + P + own, K + 1), dtype=bool)
+        masks[:G, :K] = self.group_masks
+        masks[G:G + P, :K] = self.group_masks[present]
+        masks[G:, K] = True
+        keep = counts.sum(axis=1) > 0  # a group all of whose rows the rule covers is gone
+        if not keep.all():
+            renumber = np.cumsum(keep) - 1
+            group_of = np.where(group_of >= 0, renumber[np.maximum(group_of, 0)], -1)
+            counts, union, masks = counts[keep], union[keep], masks[keep]
+        out = object.__new__(RuleSetState)
+        out.data, out.pair_lists, out.rules, out.covers = data, False, self.rules + [rule], None
+        out.group_of, out.group_masks, out.group_counts, out.union_counts = group_of, masks, counts, union
+        out.group_rule_ptr = out.group_rule_idx = None
+        out.union_mode = "none"
+        out.sub_ptr = out.sub_idx = out.sub_sign = None
+        out.n_sub = 0
+        out.nbr_ptr = out.nbr_idx = out.nbr_w = None
+        out.uncovered = group_of < 0
+        out.else_counts = self.else_counts - np.bincount(y[outside], minlength=C)
+        out.else_n = int(out.else_counts.sum())
+        out.nll_covered = float(nll_bits(counts, union).sum()) if len(counts) else 0.0
+        out.nll_else = float(nll_bits(out.else_counts, out.else_counts))
+        lr = data.log2_regret
+        out.regret_rules = self.regret_rules + float(lr[rule.coverage])
+        out.model_rules = self.model_rules + float(rule.model_bits)
+        out.K = K + 1
+        out.total = (out.nll_covered + out.nll_else + out.regret_rules + lr[out.else_n]
+                     + universal_integer_code(K + 1) + out.model_rules - log2_factorial(K + 1))
+        out.model_next = universal_integer_code(K + 2) + out.model_rules - log2_factorial(K + 2)
+        return out
 
     @property
     def coverage(self) -> int:
