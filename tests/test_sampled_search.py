@@ -147,7 +147,7 @@ def test_sampled_search_quality_against_the_exact_search(monkeypatch):
 
 
 def test_total_with_a_candidate_equals_building_the_rule_set():
-    """``SampledSearch.total_with`` (the MDL score of M + c from c's rows alone) and
+    """``RuleSetState.total_with`` (the MDL score of M + c from c's rows alone) and
     ``RuleSetState.with_rule`` (M + c from M and c's rows) equal the rule set built from scratch
     (score, groups, counts, union counts), for every candidate of a search, with M
     overlapping; a rule covering whole groups removes them."""
@@ -162,7 +162,7 @@ def test_total_with_a_candidate_equals_building_the_rule_set():
         full = sampler.on_full(c, state)
         if full is not None:
             built = RuleSetState(data, state.rules + [full])
-            assert sampler.total_with(state, full) == pytest.approx(built.total, rel=1e-12, abs=1e-9)
+            assert state.total_with(full) == pytest.approx(built.total, rel=1e-12, abs=1e-9)
             grown = state.with_rule(full)
             assert grown.total == pytest.approx(built.total, rel=1e-12, abs=1e-9)
             _same_groups(grown, built)

@@ -21,7 +21,7 @@ How (:class:`SampledSearch`):
 * the search's best candidates (by ``r``, up to ``CONFIRM_CANDIDATES`` distinct rules) are
   then scored on all rows: cover, class counts, model code (``K_value`` counted on all rows,
   Section 3.4.3) and the exact MDL score of ``M`` with the rule (from the rule's rows alone,
-  :meth:`SampledSearch.total_with`); the one with the best ``r`` on all rows is the search's
+  :meth:`RuleSetState.total_with`); the one with the best ``r`` on all rows is the search's
   rule, added if the policy accepts it on those exact numbers; if it does not, the sample doubles (keeping its rows, up to
   ``SEARCH_SAMPLE_MAX``) and the search runs again; at that size, the fit ends;
 * the rule set ``M``, its MDL score (Eq. 3.20) and the model's probabilities are always
@@ -35,10 +35,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.codes import log2_factorial, universal_integer_code
-from .._core.groups import group_union_counts
 from .._core.kernels import _rows_in_interval
-from ..mdl import literal_value_op_bits, nll_bits
+from ..mdl import literal_value_op_bits
 from .growths import Candidate
 from .state import RuleSetState, SearchData
 
@@ -174,40 +172,10 @@ class SampledSearch:
         counts_unc = np.bincount(y[state.uncovered[rows]], minlength=C)
         return Candidate(c.literals, tuple(value_ops), tuple(k_values), rows, counts, counts_unc, model_bits)
 
-    def total_with(self, state: RuleSetState, c: Candidate) -> float:
-        """``L(D, M + c)`` (Eq. 3.20) on all rows from the rows of ``c`` alone: adding ``c``
-        changes only the rows it covers. Those of overlap group ``g`` get the union of ``g``'s
-        rules and ``c``, whose counts are ``g``'s union's plus ``c``'s minus those of the rows of
-        ``c`` in that union (the rows of ``c`` whose group shares a rule with ``g``:
-        :func:`~turs._core.groups.group_union_counts` over the groups ``c`` meets); the rows of
-        ``c`` outside ``M`` leave the else-rule. Equal to building ``M + c`` up to the order of
-        the float sums (``tests/test_sampled_search.py``)."""
-        data = self.full
-        C = data.n_classes
-        lr = data.log2_regret
-        rows = c.rows
-        g = state.group_of[rows]
-        inside = g >= 0
-        present, local = np.unique(g[inside], return_inverse=True)
-        in_c = np.bincount(local * C + data.y[rows][inside], minlength=len(present) * C).reshape(-1, C)
-        counts_c = c.counts.astype(float)
-        union = state.union_counts[present]
-        in_union = group_union_counts(state.group_masks[present], in_c)
-        group = state.group_counts[present]
-        d_cov = float((nll_bits(group - in_c, union) + nll_bits(in_c, union + counts_c - in_union)
-                       - nll_bits(group, union)).sum()) if len(present) else 0.0
-        unc = c.counts_uncovered
-        else_after = state.else_counts - unc
-        d_else = (float(nll_bits(unc, c.counts)) + float(nll_bits(else_after, else_after)) - state.nll_else
-                  + lr[c.coverage] + lr[int(else_after.sum())] - lr[state.else_n])
-        K = state.K
-        d_model = (universal_integer_code(K + 1) - universal_integer_code(K) + c.model_bits
-                   - log2_factorial(K + 1) + log2_factorial(K))
-        return state.total + d_cov + d_else + d_model
-
     def confirm(self, state: RuleSetState, pool, policy):
         """Confirm the search's candidates on all rows: the ``CONFIRM_CANDIDATES`` distinct rules
-        of ``pool`` with the best ``r`` on the sample are scored exactly (:meth:`total_with`),
+        of ``pool`` with the best ``r`` on the sample are scored exactly
+        (:meth:`~turs.search.state.RuleSetState.total_with`),
         and the one with the best exact ``r`` is the search's rule, added when ``policy``
         accepts it on the numbers of ``M`` built with it. Returns ``(candidate, new_state)``,
         ``new_state`` None when it is not accepted (``candidate`` None: no candidate)."""
@@ -221,7 +189,7 @@ class SampledSearch:
             full = self.on_full(c, state)
             if full is None:
                 continue
-            self._score(full, state, self.total_with(state, full))
+            self._score(full, state, state.total_with(full))
             if best is None or full.r > best.r:
                 best = full
         if best is None or not policy.accepts(best, state):

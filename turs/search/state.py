@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.codes import log2_factorial, universal_integer_code
-from .._core.groups import _local_rule_lists, _shared_rule_pairs, _union_counts, group_union_counts
+from .._core.groups import _local_rule_lists, _shared_rule_pairs, group_union_counts
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
@@ -134,8 +134,7 @@ class RuleSetState:
                 self.group_rule_ptr, self.group_rule_idx, rule_ptr, gi[by_rule].astype(np.int64), group_counts,
                 min_shared, self.union_mode == "rules")
         else:
-            self.union_counts = _union_counts(self.group_rule_ptr, self.group_rule_idx, rule_ptr,
-                                              gi[by_rule].astype(np.int64), group_counts)
+            self.union_counts = group_union_counts(self.group_masks, group_counts)
             self.nbr_ptr = self.nbr_idx = self.nbr_w = None
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
@@ -152,13 +151,52 @@ class RuleSetState:
         # model-length constant of M + one more rule
         self.model_next = universal_integer_code(K + 1) + self.model_rules - log2_factorial(K + 1)
 
+    def _split_by(self, rule):
+        """What adding ``rule`` changes, from its rows alone: which of its rows ``M`` covers
+        (``inside``), the groups they are in (``present``, and each row's index there,
+        ``local``), the class counts of the rule's rows in each (``in_rule``) and in all
+        (``rule_counts``), and the counts of the union of each present group's rules and the
+        rule: the group's union's plus the rule's minus those of the rule's rows in the group's
+        union (its rows whose group shares a rule with it, :func:`group_union_counts` over the
+        present groups)."""
+        C = self.data.n_classes
+        y = self.data.y[rule.rows]
+        old = self.group_of[rule.rows]
+        inside = old >= 0
+        present, local = np.unique(old[inside], return_inverse=True)
+        in_rule = np.bincount(local * C + y[inside], minlength=len(present) * C).reshape(-1, C).astype(float)
+        rule_counts = np.bincount(y, minlength=C).astype(float)
+        union_with_rule = (self.union_counts[present] + rule_counts
+                           - group_union_counts(self.group_masks[present], in_rule))
+        return inside, present, local, in_rule, rule_counts, union_with_rule
+
+    def total_with(self, rule) -> float:
+        """``L(D, M + rule)`` (Eq. 3.20) from the rule's rows alone (:meth:`_split_by`), without
+        building ``M + rule``: the rule's rows in group ``g`` are coded with the union of ``g``'s
+        rules and the rule, its rows outside ``M`` with the rule's counts and leave the
+        else-rule. Equal to building ``M + rule`` up to the order of the float sums
+        (``tests/test_sampled_search.py``)."""
+        lr = self.data.log2_regret
+        _, present, _, in_rule, rule_counts, union_with_rule = self._split_by(rule)
+        union, group = self.union_counts[present], self.group_counts[present]
+        d_cov = float((nll_bits(group - in_rule, union) + nll_bits(in_rule, union_with_rule)
+                       - nll_bits(group, union)).sum()) if len(present) else 0.0
+        unc = rule.counts_uncovered
+        else_after = self.else_counts - unc
+        d_else = (float(nll_bits(unc, rule_counts)) + float(nll_bits(else_after, else_after)) - self.nll_else
+                  + lr[rule.coverage] + lr[int(else_after.sum())] - lr[self.else_n])
+        K = self.K
+        d_model = (universal_integer_code(K + 1) - universal_integer_code(K) + rule.model_bits
+                   - log2_factorial(K + 1) + log2_factorial(K))
+        return self.total + d_cov + d_else + d_model
+
     def with_rule(self, rule) -> "RuleSetState":
         """``M + rule`` from this state and the rule's rows alone, for a state without pair lists
         (the full data of a sampled search). Only the rows of ``rule`` change group: those of
         group ``g`` form the group of ``g``'s rules and ``rule``, whose union has ``g``'s
         union's counts plus the rule's minus those of the rule's rows in ``g``'s union (the rule's
-        rows whose group shares a rule with ``g``); the rule's rows outside ``M`` form its own
-        group; the other groups and their unions stay. Work: the rule's rows and the shared-rule
+        rows whose group shares a rule with ``g``, :meth:`_split_by`); the rule's rows outside
+        ``M`` form its own group; the other groups and their unions stay. Work: the rule's rows and the shared-rule
         triples of the groups it meets, not the rows x rules of a new state. Equal to building
         the state (up to the groups' numbering and the order of the float sums;
         ``tests/test_sampled_search.py``); ``covers`` and the kernel lists are not kept."""
@@ -166,14 +204,9 @@ class RuleSetState:
             raise ValueError("RuleSetState.with_rule needs a state built with pair_lists=False.")
         data = self.data
         C, K, G = data.n_classes, self.K, len(self.group_masks)
-        rows = rule.rows
-        old = self.group_of[rows]
-        inside = old >= 0
-        present, local = np.unique(old[inside], return_inverse=True)
+        rows, y = rule.rows, data.y[rule.rows]
+        inside, present, local, in_rule, rule_counts, union_with_rule = self._split_by(rule)
         P = len(present)
-        y = data.y[rows]
-        in_rule = np.bincount(local * C + y[inside], minlength=P * C).reshape(P, C).astype(float)
-        rule_counts = np.bincount(y, minlength=C).astype(float)
         outside = ~inside
         own = int(outside.any())  # the rule's rows no rule of M covers: one more group
         group_of = self.group_of.copy()
@@ -181,10 +214,7 @@ class RuleSetState:
         group_of[rows[outside]] = G + P
         counts = np.concatenate([self.group_counts, in_rule, rule_counts[None, :] - in_rule.sum(axis=0)[None, :]][:2 + own])
         counts[present] -= in_rule
-        union = np.concatenate([self.union_counts,
-                                self.union_counts[present] + rule_counts
-                                - group_union_counts(self.group_masks[present], in_rule),
-                                rule_counts[None, :]][:2 + own])
+        union = np.concatenate([self.union_counts, union_with_rule, rule_counts[None, :]][:2 + own])
         masks = np.zeros((G + P + own, K + 1), dtype=bool)
         masks[:G, :K] = self.group_masks
         masks[G:G + P, :K] = self.group_masks[present]
