@@ -464,16 +464,19 @@ def plot_scaling(df, out_dir: Path):
             for _, r in g.sort_values("n").iterrows():
                 near = any(abs(np.log(r.n / n0)) < 0.3 and abs(np.log(r.search_median_s / t0)) < 0.3
                            for n0, t0 in placed)
+                left = r.n > 1e5  # labels of the largest datasets left of their points, inside the axes
                 axes[1].annotate(r.data + (" (sampled)" if str(r.get("sampled")) == "True" else ""),
                                  (r.n, r.search_median_s), textcoords="offset points",
-                                 xytext=(4, -14) if near else (4, 2))
+                                 xytext=((-4 if left else 4), (-14 if near else 2)), ha="right" if left else "left")
                 placed.append((r.n, r.search_median_s))
+            low, high = axes[1].get_ylim()
+            axes[1].set_ylim(min(low, g.search_median_s.min() / 2.5), high)  # room for a label below the lowest
     if len(budget):  # where the full fit timed out: the searches begun within max_time
         axes[1].loglog(budget.n, budget.search_median_s, "o", color=colours["turs-budget"], mfc="none",
                        label=f"TURS noisy, searches begun within max_time={budget.budget_s.iloc[0]:g} s")
         for _, r in budget.iterrows():
-            axes[1].annotate(f"{int(r.searches)} searches\n{r.peak_rss_mb / 1024:.1f} GB", (r.n, r.search_median_s),
-                             textcoords="offset points", xytext=(-6, 4), ha="right")
+            axes[1].annotate(f"{int(r.searches)} searches, {r.peak_rss_mb / 1024:.1f} GB", (r.n, r.search_median_s),
+                             textcoords="offset points", xytext=(7, 0), ha="left", va="center")  # clear of the lines
         low, high = axes[1].get_ylim()
         axes[1].set_ylim(low, max(high, 3 * budget.search_median_s.max()))  # room for the labels
     axes[0].set(xlabel="training rows n (fold 0)", ylabel="fit seconds", title="fit time against n")
