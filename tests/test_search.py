@@ -73,7 +73,8 @@ def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
     X, y = make_overlap_blockade_data(n=800, seed=seed)
     fits = {}
     # (path, largest group enumerated): 0 makes every group too large for subsets
-    for path, max_rules in (("rules", 12), ("neighbours", 12), ("auto", 12), ("subsets", 12), ("subsets", 0)):
+    for path, max_rules in (("rules", 12), ("neighbours", 12), ("bits", 12), ("auto", 12), ("subsets", 12),
+                            ("subsets", 0)):
         monkeypatch.setattr(search, "UNION_COUNTS", path)
         monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", max_rules)
         fits[path, max_rules] = TURSClassifier(beam_width=5).fit(X, y)
@@ -84,10 +85,13 @@ def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
         assert a.mdl_score_ == pytest.approx(b.mdl_score_, rel=1e-12)
 
 
-def test_auto_union_counts_switch_to_single_rules_with_many_groups(monkeypatch):
+def test_auto_union_counts_switch_to_bit_sets_with_many_groups(monkeypatch):
     import turs.search.state as search
 
     monkeypatch.setattr(search, "UNION_COUNTS", "auto")
+    G = search.BITS_MIN_GROUPS
+    assert (search.union_count_mode(G - 1), search.union_count_mode(G)) == ("neighbours", "bits")
+    monkeypatch.setattr(search, "BITS_MIN_GROUPS", 10 ** 9)
     G = search.RULES_MIN_GROUPS
     assert (search.union_count_mode(G - 1), search.union_count_mode(G)) == ("neighbours", "rules")
     monkeypatch.setattr(search, "UNION_COUNTS", "subsets")

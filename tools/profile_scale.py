@@ -107,14 +107,14 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
     states = []
     state_now = []  # the rule set the search works on now
 
-    def state_init(self, data, rules):
+    def state_init(self, data, rules, *args, **kwargs):
         t = time.perf_counter()
-        init(self, data, rules)
+        init(self, data, rules, *args, **kwargs)
         state_now[:] = [self]
         dt = time.perf_counter() - t
         phase["RuleSetState"] += dt
         states.append({"t": dt, "K": self.K, "G": int(len(self.group_masks)),
-                       "pairs": int(self.nbr_idx.shape[0])})
+                       "pairs": int(self.nbr_idx.shape[0]) if self.nbr_idx is not None else 0})
 
     sg = growths.score_growths
 
