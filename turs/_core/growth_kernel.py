@@ -105,19 +105,22 @@ def _popcount(x):
 @njit(cache=NUMBA_CACHE)
 def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
     """``cum_union`` (G, nb + 1, C) built with bit sets: the covered rows of the base are put in
-    (bin, class) order, each rule of ``M`` gets the bit set of its rows in that order, the union
+    (class, bin) order, each rule of ``M`` gets the bit set of its rows in that order, the union
     of group g's rules (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``) is the OR of its rules' sets,
-    and its count per (bin, class) the set bits in that segment. Work: the rows' rules, plus
-    per group its rules x (covered rows / 64) words: no list that grows with the groups.
-    ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see ``_grow_chunk_impl``)."""
+    and its count of class c in bins ``< b`` the set bits before the start of segment (c, b)
+    minus those before (c, 0): two rank queries (popcounts of the words before a position,
+    cumulated once per group, plus one masked word). Work: the rows' rules, plus per group its
+    rules x (covered rows / 64) words and one rank query per (bin, class): no list that grows
+    with the groups. ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see
+    ``_grow_chunk_impl``)."""
     G, nb1, C = cum_union.shape
     nb = nb1 - 1
     n_seg = nb * C
-    off = np.zeros(n_seg + 1, dtype=np.int64)
+    off = np.zeros(n_seg + 1, dtype=np.int64)  # segment (c, b) starts at off[c * nb + b]
     for i in range(rows.shape[0]):
         if group_local[i] >= 0:
             r = rows[i]
-            off[bins_f[r] * C + y[r] + 1] += 1
+            off[y[r] * nb + bins_f[r] + 1] += 1
     for s in range(n_seg):
         off[s + 1] += off[s]
     mc = off[n_seg]
@@ -130,15 +133,15 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
         if J < 0:
             continue
         r = rows[i]
-        s = bins_f[r] * C + y[r]
+        s = y[r] * nb + bins_f[r]
         p = nxt[s]
         nxt[s] = p + 1
         bit = one << np.uint64(p & 63)
         w = p >> 6
         for a in range(grp_ptr[J], grp_ptr[J + 1]):
             sets[grp_rules[a], w] |= bit
-    acc = np.empty(n_words, dtype=np.uint64)
-    full = ~np.uint64(0)
+    acc = np.zeros(n_words + 1, dtype=np.uint64)  # one spare word: a rank query at mc
+    before = np.zeros(n_words + 1, dtype=np.int64)  # set bits in the words before w
     for g in range(G):
         gg = g + g_start
         a0 = grp_ptr[gg]
@@ -151,22 +154,15 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
             k = grp_rules[a]
             for w in range(n_words):
                 acc[w] |= sets[k, w]
-        for b in range(nb):
-            for c in range(C):
-                lo_p = off[b * C + c]
-                hi_p = off[b * C + c + 1]
-                cnt = 0
-                if hi_p > lo_p:
-                    w0 = lo_p >> 6
-                    w1 = (hi_p - 1) >> 6
-                    for w in range(w0, w1 + 1):
-                        x = acc[w]
-                        if w == w0:
-                            x &= full << np.uint64(lo_p & 63)
-                        if w == w1 and (hi_p & 63) != 0:
-                            x &= (one << np.uint64(hi_p & 63)) - one
-                        cnt += _popcount(x)
-                cum_union[g, b + 1, c] = cum_union[g, b, c] + cnt
+        for w in range(n_words):
+            before[w + 1] = before[w] + _popcount(acc[w])
+        for c in range(C):
+            p0 = off[c * nb]
+            rank0 = before[p0 >> 6] + _popcount(acc[p0 >> 6] & ((one << np.uint64(p0 & 63)) - one))
+            for b in range(1, nb + 1):
+                p = off[c * nb + b]
+                rank = before[p >> 6] + _popcount(acc[p >> 6] & ((one << np.uint64(p & 63)) - one))
+                cum_union[g, b, c] = rank - rank0
 
 
 @njit(cache=NUMBA_CACHE)
@@ -384,29 +380,31 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 new_lo[slot] = a
                 new_hi[slot] = e
         # the data-code change, group by group (each group's histograms stay in cache); every
-        # slot still adds its groups' terms in increasing group order, as one sum per slot
+        # slot still adds its groups' terms in increasing group order, as one sum per slot. A
+        # side-0 slot [l, t) holds a row of group g iff t > its first bin, a side-1 slot [t, h)
+        # iff t <= its last; the union's counts as integers (exact: sums of counts)
+        cu = np.empty((Gr, nb + 1, C), dtype=np.int64)
+        for j in range(Gr):
+            for b in range(nb + 1):
+                for c in range(C):
+                    cu[j, b, c] = int(cum_union[j, b, c])
         for j in range(Gr):
             g = g0 + j
             if g_last[j] < 0:
                 continue  # no row of group g in this cover
-            for t in range(l + 1, h):
-                for side in range(2):
+            for side in range(2):
+                t0 = max(l + 1, g_first[j] + 1) if side == 0 else l + 1
+                t1 = h if side == 0 else min(h, g_last[j] + 1)
+                for t in range(t0, t1):
                     a, e, slot = _slot_interval(f, S, l, h, t, side)
                     if not valid[slot]:
-                        continue
-                    if e <= g_first[j] or a > g_last[j]:
-                        continue  # no row of group g in bins [a, e)
-                    ng_tot = 0.0
-                    for c in range(C):
-                        n_gc[c] = cum_g[j, e, c] - cum_g[j, a, c]
-                        ng_tot += n_gc[c]
-                    if ng_tot == 0.0:
                         continue
                     # counts of the candidate outside the union of group g's rules; the
                     # group's rows are then coded with the frequencies of union + candidate
                     add_tot = 0
                     for c in range(C):
-                        add_i[c] = counts[slot, c] - int(cum_union[j, e, c] - cum_union[j, a, c])
+                        n_gc[c] = cum_g[j, e, c] - cum_g[j, a, c]
+                        add_i[c] = counts[slot, c] - (cu[j, e, c] - cu[j, a, c])
                         add_tot += add_i[c]
                     log_tot = log2_int[union_tot_int[g] + add_tot]
                     for c in range(C):
