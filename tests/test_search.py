@@ -398,3 +398,38 @@ def test_search_from_given_rules_continues_the_same_search(search):
     assert searches[0]["rule_index"] == 1 and searches[0]["empty_rule"]["id"] == "r1-empty"
     two, _ = learn_rule_set(data, settings, max_rules=2, initial_rules=full.rules[:1])
     assert [r.key for r in two.rules] == [r.key for r in full.rules[:2]]
+
+
+def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
+    """The bases of an iteration scored in two threads (each on the serial kernel) give the
+    search of one thread, rule for rule and to the last bit of the MDL score; a helper thread
+    sees the fit's Ctrl-C at its next kernel call."""
+    import turs._fit_control as fc
+    import turs.search.beam as beam
+
+    X, y = make_overlap_blockade_data(n=1500, seed=5)
+    used = []
+    run = beam.run_for_fit
+
+    def counting(control, func, *args):
+        used.append(control)
+        return run(control, func, *args)
+
+    monkeypatch.setattr(beam, "run_for_fit", counting)
+    monkeypatch.setattr(beam, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(beam, "SCORING_THREADS", 1)
+    one = TURSClassifier(beam_width=5).fit(X, y)
+    assert not used
+    monkeypatch.setattr(beam, "SCORING_THREADS", 2)
+    two = TURSClassifier(beam_width=5).fit(X, y)
+    assert len(used) > 20 and all(c is not None for c in used)  # under the fit's control
+    assert len(one.rules_) >= 2
+    assert [str(r) for r in one.rules_] == [str(r) for r in two.rules_]
+    assert one.mdl_score_ == two.mdl_score_
+
+    control = fc.FitControl()
+    control.interrupted = True
+    with pytest.raises(KeyboardInterrupt):
+        fc.run_for_fit(control, fc.checkpoint)
+    assert fc.run_for_fit(None, lambda: 7) == 7
+    assert fc.active() is None  # the helper's view of the control does not leak

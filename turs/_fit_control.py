@@ -95,6 +95,30 @@ def active() -> FitControl | None:
     return getattr(_local, "control", None)
 
 
+class _InterruptOnly:
+    """A fit's control as seen from a helper thread of the fit: :func:`checkpoint` raises on a
+    pending Ctrl-C, and leaves the progress bar to the fit's own thread."""
+
+    def __init__(self, control: FitControl):
+        self.control = control
+
+    def check(self) -> None:
+        if self.control.interrupted:
+            raise KeyboardInterrupt("the TURS fit was interrupted; the estimator is left as it was before fit")
+
+
+def run_for_fit(control: FitControl | None, func, *args, **kwargs):
+    """``func(*args, **kwargs)`` in a helper thread of a fit under ``control`` (None: no fit):
+    its :func:`checkpoint` calls see the fit's Ctrl-C, so the helper stops at its next kernel
+    call too."""
+    outer = getattr(_local, "control", None)
+    _local.control = _InterruptOnly(control) if control is not None else None
+    try:
+        return func(*args, **kwargs)
+    finally:
+        _local.control = outer
+
+
 def checkpoint() -> None:
     """Called by the search between kernel calls: a pending Ctrl-C becomes ``KeyboardInterrupt``
     here, and the progress bar is refreshed when due. No-op outside a fit."""

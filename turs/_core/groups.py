@@ -64,7 +64,7 @@ def _shared_rule_pairs(g_ptr, g_rules, k_ptr, k_groups, group_counts, min_shared
     return union, ptr, idx[:n].copy(), w[:n].copy()
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _local_rule_lists(g_ptr, g_rules, present):
     """The rule lists of the groups ``present`` (CSR ``ptr, rules``; rule ids unchanged)."""
     P = present.shape[0]

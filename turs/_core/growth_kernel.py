@@ -426,8 +426,10 @@ def _variant(func, name):
     return copy
 
 
-_grow_chunk_serial = njit(cache=NUMBA_CACHE)(_variant(_grow_chunk_impl, "_grow_chunk_serial"))
-_grow_chunk_parallel = njit(cache=NUMBA_CACHE, parallel=True)(_variant(_grow_chunk_impl, "_grow_chunk_parallel"))
+# nogil: the search scores the bases of one beam iteration in two threads (``turs.search.beam``)
+_grow_chunk_serial = njit(cache=NUMBA_CACHE, nogil=True)(_variant(_grow_chunk_impl, "_grow_chunk_serial"))
+_grow_chunk_parallel = njit(cache=NUMBA_CACHE, parallel=True, nogil=True)(
+    _variant(_grow_chunk_impl, "_grow_chunk_parallel"))
 
 
 def _outputs(d, max_bins, C):

@@ -234,7 +234,7 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
 # that ran once per base rule: on small data (car, chess) they cost more than the counting.
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _localize_groups(group_of, rows, n_groups):
     """The overlap groups present in a cover, in increasing order, and each row's local group.
 
@@ -428,7 +428,7 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
     return out
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
                     lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
                     base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,

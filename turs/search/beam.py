@@ -4,11 +4,12 @@
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._fit_control import active
+from .._fit_control import active, run_for_fit
 from .growths import Candidate, Growths, empty_rule, score_growths
 from .policies import POLICIES, Progress, best_by_r
 from .record import SearchRecorder, _num, mdl_change, mdl_parts_with, runner_up
@@ -103,6 +104,35 @@ def _builder(data: SearchData, recorder=None):
     return build
 
 
+SCORING_THREADS = 2
+"""Threads that score the bases of one beam iteration at once (1: one after the other). The
+kernels release the GIL (``nogil``); each base's growths are computed as in one thread, so
+the search is the same step for step."""
+
+THREADS_MIN_WORK = 200_000
+"""Rows x features of an iteration's bases below which they are scored in this thread: a
+thread hand-off costs tens of microseconds, more than a small base's kernel call."""
+
+
+def score_bases(bases: list, state: RuleSetState, beam_width: int, score: str, search: str) -> list:
+    """``score_growths`` of each base, in order; with ``SCORING_THREADS`` threads when there
+    are two or more bases with enough work (``THREADS_MIN_WORK``), each on the serial kernel.
+    A Ctrl-C during the fit stops every thread at its next kernel call."""
+    n_rows = sum(base.coverage for base in bases)
+    if SCORING_THREADS < 2 or len(bases) < 2 or n_rows * state.data.d < THREADS_MIN_WORK:
+        return [score_growths(base, state, beam_width, score, search) for base in bases]
+    control = active()
+    with ThreadPoolExecutor(min(SCORING_THREADS, len(bases)), thread_name_prefix="turs-score") as pool:
+        futures = [pool.submit(run_for_fit, control, score_growths, base, state, beam_width, score, search, True)
+                   for base in bases]
+        try:
+            return [f.result() for f in futures]
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            raise
+
+
 def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchRecorder | None = None,
                 constraints: SearchConstraints | None = None, require: np.ndarray | None = None):
     """Grow the next rule (Algorithm 4) with the policy of ``settings.search``. Returns
@@ -134,11 +164,13 @@ def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchR
         if recorder is not None:
             recorder.start_iteration(it)
         at_limit = 0  # bases with max_rule_length literals: not grown
+        grown = [base for base in bases if limit is None or len(base.literals) < limit]
+        scored = iter(score_bases(grown, state, W, settings.score, policy.name))
         for base in bases:
             if limit is not None and len(base.literals) >= limit:
                 at_limit += 1
                 continue
-            g = score_growths(base, state, W, settings.score, policy.name)
+            g = next(scored)
             if g is None:
                 continue
             main_mask, aux_mask = policy.main_mask(g), policy.aux_mask(g)

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core.growth_kernel import PATH_BITS
+from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial
 from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
 from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
@@ -137,8 +137,10 @@ class Growths:
 
 
 def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str,
-                  search: str = "thesis") -> Growths | None:
-    """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15)."""
+                  search: str = "thesis", serial: bool = False) -> Growths | None:
+    """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15).
+    ``serial``: the growth kernel's serial variant for every call (a helper thread that
+    scores one of several bases at once, see :func:`turs.search.beam.score_bases`)."""
     data = state.data
     d = data.d
     present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
@@ -150,7 +152,8 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
         data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
         union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
-        path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS)
+        path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
+        kernel=_grow_chunk_serial if serial else None)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)
