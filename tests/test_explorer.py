@@ -700,3 +700,42 @@ def test_large_data_are_subsampled_for_drawing_only():
     assert len(rows) == 5000 and len(np.unique(rows)) == 5000 and "5,000 of 12,000" in note
     assert dv.draw_rows(20000) == (pytest.approx(np.arange(12000)), "") or len(dv.draw_rows(20000)[0]) == 12000
     assert model.trace_.n_train == 12000  # the fit saw every row
+
+
+def test_a_sampled_search_says_its_numbers_are_the_samples(monkeypatch):
+    """Above the sampled search's threshold the trace holds the sample's search: the status line
+    says so with both row counts, and the MDL picture draws no candidate on the all-rows axes
+    (a candidate's score on the sample is on another scale); a search on all rows says nothing."""
+    from matplotlib.axes import Axes
+
+    import turs.search.sampled as sampled
+    from turs.explorer import _html, _render
+    from turs.explorer._view import TraceView
+
+    X, y = make_overlap_blockade_data(n=1200, seed=4)
+    exact = TURSClassifier(beam_width=5, record_trace=True).fit(X, y)
+    monkeypatch.setattr(sampled, "SAMPLED_MIN_ROWS", 1000)
+    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_ROWS", 600)
+    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_MAX", 600)
+    model = TURSClassifier(beam_width=5, record_trace=True).fit(X, y)
+    view, plain = TraceView(model.trace_, model, X, y), TraceView(exact.trace_, exact, X, y)
+    assert view.search(0)["sample_rows"] == 600
+    text = _html.status_html(view, 0, 0)
+    assert "stratified sample of 600 of 1,200 training rows" in text
+    assert "sample" not in _html.status_html(plain, 0, 0)
+    drawn = []
+    real_plot = Axes.plot
+
+    def plot(self, *args, **kwargs):
+        drawn.append(kwargs.get("label"))
+        return real_plot(self, *args, **kwargs)
+
+    monkeypatch.setattr(Axes, "plot", plot)
+    last = view.n_searches - 1  # the search whose rule was not accepted: its best is not drawn either
+    candidate = view.candidates(last, 0)[0] if view.n_iterations(last) else None
+    _render.mdl_png(view, last, candidate)
+    assert "selected, if added" not in drawn and "best rule: not accepted" not in drawn
+    drawn.clear()
+    k = plain.n_searches - 1
+    _render.mdl_png(plain, k, plain.candidates(k, 0)[0] if plain.n_iterations(k) else None)
+    assert "selected, if added" in drawn

@@ -201,12 +201,24 @@ def rejected_panel(trace, k: int, it: int, limit: int = 12) -> str:
     return "".join(out)
 
 
+def sample_note(view, k: int) -> str:
+    """What a sampled rule search's numbers are (``""`` for a search on all rows)."""
+    rows = view.search(k).get("sample_rows")
+    if not rows:
+        return ""
+    return (f"This search ran on a stratified sample of {int(rows):,} of {int(view.trace.n_train):,} training "
+            "rows: its candidates' counts and scores are the sample's. The rule set's MDL scores are on all "
+            "rows, where the chosen rule was confirmed (TURSClassifier(exact=True) searches all rows).")
+
+
 def status_html(view, k: int, it: int) -> str:
     s = view.search(k)
     n_it = view.n_iterations(k)
     verdict = ("accepted" if s["accepted"] else "not accepted" if s["chosen"] else "no candidate")
     chosen = " AND ".join(s["chosen"]["conditions"]) if s["chosen"] else "(none)"
+    sampled = sample_note(view, k)
     return (f"<div class='turs-status-text'><b>Rule search {k + 1} of {view.n_searches}</b> ({verdict}) &middot; "
             f"<b>beam iteration {it + 1} of {max(n_it, 1)}</b>{'' if n_it else ' (the beams were empty)'} &middot; "
             f"MDL before: {s['mdl_before']:.2f} bits<br>chosen rule of this search: <code>{esc(chosen)}</code>"
-            f"<br><span class='turs-note'>{esc(_explain.search_stop_text(s))}</span></div>")
+            f"<br><span class='turs-note'>{esc(_explain.search_stop_text(s))}</span>"
+            + (f"<br><span class='turs-note turs-sampled'>{esc(sampled)}</span>" if sampled else "") + "</div>")

@@ -1,7 +1,8 @@
 """The explorer's MDL picture (thesis Fig. 3.6), drawn with matplotlib's object API to PNG bytes.
 
 :func:`mdl_png`: the rule set's coverage against its MDL score after each accepted rule, with the
-current rule search and the selected candidate's would-be point highlighted. The data, coverage
+current rule search and the selected candidate's would-be point highlighted (not for a search
+that ran on a sample: its candidates' scores are the sample's). The data, coverage
 and lineage pictures are in ``_draw``; both use the project's style (``turs.style``) at 100 dpi.
 """
 from __future__ import annotations
@@ -30,15 +31,21 @@ def mdl_png(view, k: int, candidate: dict | None, title: str = "") -> bytes:
     s = view.search(k)
     x0, y0 = view.coverage_before(k), view.mdl_before(k)
     ax.plot([x0], [y0], "o", ms=12, mfc="none", mec=CURRENT_COLOR, mew=2.4, label=f"before search {k + 1}")
+    sampled = bool(s.get("sample_rows"))  # candidates' numbers on a sample: not on these axes
     if s["accepted"]:
         ax.annotate("", (s["coverage_after"], s["mdl_after"]), (x0, y0),
                     arrowprops=dict(arrowstyle="->", color=CURRENT_COLOR, lw=2.4))
+    elif sampled:
+        pass
     elif s["chosen"] is not None and s["chosen"]["mdl_after"] is not None:
         c = s["chosen"]
         x1, y1 = x0 + c["coverage_uncovered"], c["mdl_after"]
         ax.annotate("", (x1, y1), (x0, y0), arrowprops=dict(arrowstyle="->", color=CURRENT_COLOR, lw=2, ls="--"))
         ax.plot([x1], [y1], "x", color=CURRENT_COLOR, ms=10, mew=2.4, label="best rule: not accepted")
-    if candidate is not None and candidate.get("mdl_after") is not None:
+    if sampled:
+        ax.text(0.98, 0.02, f"candidates scored on a {int(s['sample_rows']):,}-row sample: not drawn",
+                ha="right", va="bottom", transform=ax.transAxes, fontsize=11, color="#555555")
+    elif candidate is not None and candidate.get("mdl_after") is not None:
         ax.plot([x0 + candidate["coverage_uncovered"]], [candidate["mdl_after"]], "D", color=CANDIDATE_COLOR,
                 ms=8, label="selected, if added")
     ax.set_xlabel("rows covered by the rule set")
