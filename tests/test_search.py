@@ -433,3 +433,52 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
         fc.run_for_fit(control, fc.checkpoint)
     assert fc.run_for_fit(None, lambda: 7) == 7
     assert fc.active() is None  # the helper's view of the control does not leak
+
+
+def test_deferred_data_code_gives_the_full_scores_and_the_same_search(monkeypatch):
+    """Growths scored with their data-code change deferred, then completed for some of them,
+    have those growths' ``r`` and ``L(D, M + S')`` equal to the bit to a full count, and every
+    number that does not depend on it (``R``, the local tests, the buckets) at once; a fit that
+    defers (from any number of groups) equals one that does not, rule for rule and bit for bit."""
+    import turs.search.beam as beam
+    import turs.search.growths as growths
+    from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set
+    from turs.search.growths import empty_rule, score_growths
+
+    monkeypatch.setattr(growths, "DEFER_MIN_GROUPS", 0)
+    X, y = make_overlap_blockade_data(n=1500, seed=6)
+    model = TURSClassifier(beam_width=5).fit(X, y)
+    enc = model.encoder_
+    data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64),
+                      enc.n_bins_, enc.binary_, len(model.classes_), model_encoding="turs2")
+    state = RuleSetState(data, [])
+    for rule in learn_rule_set(data, SearchSettings(5, search="turs2"), max_rules=3)[0].rules:
+        state = RuleSetState(data, state.rules + [rule])
+    assert len(state.group_masks) >= 3
+    base = empty_rule(data, state)
+    full = score_growths(base, state, 5, "learning_speed", "turs2")
+    # a base with literals too: the best growth of the empty rule
+    for b in (base, full.materialize(int(np.nanargmax(np.where(np.isfinite(full.r), full.r, -np.inf))), data)):
+        full = score_growths(b, state, 5, "learning_speed", "turs2")
+        part = score_growths(b, state, 5, "learning_speed", "turs2", deferred=True)
+        assert part.deferred and not full.deferred
+        for name in ("R", "local_test", "aux_local_test", "bucket", "aux_bucket", "model_bits", "counts"):
+            assert np.array_equal(getattr(part, name), getattr(full, name)), name
+        needed = np.random.default_rng(0).random(len(full.r)) < 0.3
+        part.complete(needed)
+        assert needed.sum() > 3 and not part.deferred
+        assert np.array_equal(part.r[needed], full.r[needed])
+        assert np.array_equal(part.total_after[needed], full.total_after[needed])
+        assert np.all(part.r[~needed] == -np.inf) and np.all(part.total_after[~needed] == np.inf)
+
+    called = []
+    complete = growths.Growths.complete
+    monkeypatch.setattr(growths.Growths, "complete", lambda self, needed: called.append(1) or complete(self, needed))
+    deferred = TURSClassifier(beam_width=5).fit(X, y)
+    assert called
+    monkeypatch.setattr(beam, "DEFER_DATA_CODE", False)
+    called.clear()
+    plain = TURSClassifier(beam_width=5).fit(X, y)
+    assert not called
+    assert [str(r) for r in deferred.rules_] == [str(r) for r in plain.rules_]
+    assert deferred.mdl_score_ == plain.mdl_score_

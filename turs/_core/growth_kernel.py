@@ -176,8 +176,8 @@ def _slot_interval(f, S, l, h, t, side):
 
 def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
                      union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules,
-                     f_start, f_stop, g_start, g_stop, path, valid, new_lo, new_hi, counts, counts_unc, delta_nll,
-                     k_split):
+                     f_start, f_stop, g_start, g_stop, path, need, valid, new_lo, new_hi, counts, counts_unc,
+                     delta_nll, k_split):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7) on the features
     ``f_start..f_stop-1``, written into ``valid`` .. ``k_split`` (see :func:`_grow_candidates`),
     with the data-code terms of the groups ``g_start..g_stop-1`` only: a feature whose work is
@@ -202,6 +202,9 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         = 0``) when the caller has none, which rules out the bit-set build
     path : ``PATH_AUTO`` (the cheapest build of ``cum_union`` per feature by the cost model
         below), or one build forced (``PATH_ROWS``, ``PATH_BINS``, ``PATH_BITS``; tests)
+    need : (slots,) bool      the slots whose ``delta_nll`` is wanted: the others keep 0, and a
+        feature without one skips the groups' work (the union counts and the per-slot loop)
+        altogether; the counts of every slot are written whatever ``need`` says
 
     The counts of a candidate ``S'`` inside the union of group g's rules (per bin, cumulated) are
     ``sum over g's subsets T of sign * |S' in every rule of T| + sum over groups J listing g of
@@ -274,12 +277,17 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         h = hi[f]
         if h - l < 2:
             continue
+        wanted = False  # a slot of this feature whose data-code change is asked for
+        for slot in range(f * S + 2 * l, f * S + 2 * (h - 1)):
+            if need[slot]:
+                wanted = True
+        Gf = Gr if wanted else 0  # the groups' histograms only when the groups' work follows
         # cumulative histograms: cum[b] = counts of bins < b
         cum_all = np.zeros((nb + 1, C), dtype=np.int64)
         cum_unc = np.zeros((nb + 1, C), dtype=np.int64)
-        cum_g = np.zeros((Gr, nb + 1, C), dtype=np.int64)
-        g_first = np.full(Gr, nb, dtype=np.int64)  # first and last bin with a row of the group
-        g_last = np.full(Gr, -1, dtype=np.int64)
+        cum_g = np.zeros((Gf, nb + 1, C), dtype=np.int64)
+        g_first = np.full(Gf, nb, dtype=np.int64)  # first and last bin with a row of the group
+        g_last = np.full(Gf, -1, dtype=np.int64)
         for i in range(m):
             r = rows[i]
             b = bins[f, r]
@@ -288,7 +296,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             g = group_local[i] - g0
             if group_local[i] < 0:
                 cum_unc[b + 1, cls] += 1
-            elif g >= 0 and g < Gr:
+            elif g >= 0 and g < Gf:
                 cum_g[g, b + 1, cls] += 1
                 if b < g_first[g]:
                     g_first[g] = b
@@ -309,13 +317,33 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             for c in range(C):
                 cum_all[b, c] += cum_all[b - 1, c]
                 cum_unc[b, c] += cum_unc[b - 1, c]
+        if bmax < 0:
+            continue
+        k_split[f] = bmax - bmin
+        for t in range(l + 1, h):
+            for side in range(2):
+                a, e, slot = _slot_interval(f, S, l, h, t, side)
+                cov = 0
+                cov_unc = 0
+                for c in range(C):
+                    v = cum_all[e, c] - cum_all[a, c]
+                    counts[slot, c] = v
+                    counts_unc[slot, c] = cum_unc[e, c] - cum_unc[a, c]
+                    cov += v
+                    cov_unc += counts_unc[slot, c]
+                # a growth equal to its base, empty, or adding no instance outside M has no
+                # learning speed (Eq. 3.21 divides by the new coverage): not a candidate
+                if cov == 0 or cov == m or cov_unc == 0:
+                    continue
+                valid[slot] = True
+                new_lo[slot] = a
+                new_hi[slot] = e
+        if not wanted:
+            continue
         for g in range(Gr):  # group by group: each group's histogram is contiguous
             for b in range(1, nb + 1):
                 for c in range(C):
                     cum_g[g, b, c] += cum_g[g, b - 1, c]
-        if bmax < 0:
-            continue
-        k_split[f] = bmax - bmin
         n_gc = np.zeros(C)
         add_i = np.zeros(C, dtype=np.int64)
         # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
@@ -361,24 +389,6 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                                     cum_union[g, b + 1, c] += w * sc[t2, c]
                     if has_pairs:
                         _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, nbr_w, cum_union[:, b + 1, :], vbuf)
-        for t in range(l + 1, h):
-            for side in range(2):
-                a, e, slot = _slot_interval(f, S, l, h, t, side)
-                cov = 0
-                cov_unc = 0
-                for c in range(C):
-                    v = cum_all[e, c] - cum_all[a, c]
-                    counts[slot, c] = v
-                    counts_unc[slot, c] = cum_unc[e, c] - cum_unc[a, c]
-                    cov += v
-                    cov_unc += counts_unc[slot, c]
-                # a growth equal to its base, empty, or adding no instance outside M has no
-                # learning speed (Eq. 3.21 divides by the new coverage): not a candidate
-                if cov == 0 or cov == m or cov_unc == 0:
-                    continue
-                valid[slot] = True
-                new_lo[slot] = a
-                new_hi[slot] = e
         # the data-code change, group by group (each group's histograms stay in cache); every
         # slot still adds its groups' terms in increasing group order, as one sum per slot. A
         # side-0 slot [l, t) holds a row of group g iff t > its first bin, a side-1 slot [t, h)
@@ -397,7 +407,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 t1 = h if side == 0 else min(h, g_last[j] + 1)
                 for t in range(t0, t1):
                     a, e, slot = _slot_interval(f, S, l, h, t, side)
-                    if not valid[slot]:
+                    if not valid[slot] or not need[slot]:
                         continue
                     # counts of the candidate outside the union of group g's rules; the
                     # group's rows are then coded with the frequencies of union + candidate
@@ -495,7 +505,7 @@ def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
 
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
                      sub_ptr, sub_idx, sub_sign, n_sub, log2_int, n_cuts=None, grp_ptr=None, grp_rules=None,
-                     n_rules=0, path=None, max_work=None, between_calls=None, kernel=None):
+                     n_rules=0, path=None, max_work=None, between_calls=None, kernel=None, need=None):
     """Counts of every one-literal growth of a base rule (see ``_grow_chunk_impl``).
 
     Returns valid (slots,) bool, new_lo (slots,), new_hi (slots,), counts (slots, C),
@@ -508,7 +518,8 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     bound; computed when None. ``grp_ptr``, ``grp_rules``, ``n_rules``: each group's rules
     (CSR, rule ids ``< n_rules``), which enable the bit-set build of the union counts;
     ``path``: the build (default ``UNION_BUILD``, the cheapest per feature); ``kernel``: the
-    serial or the parallel chunk kernel for every call (default: by the work of the call).
+    serial or the parallel chunk kernel for every call (default: by the work of the call);
+    ``need``: the slots whose ``delta_nll`` is wanted (``_grow_chunk_impl``; None: all).
     Every argument reaches the kernel with the same types whatever the caller passed, so that
     ``turs.warmup`` compiles what the search runs.
     """
@@ -517,6 +528,8 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     n_sub = int(n_sub)
     max_bins = int(n_bins.max()) if d else 1
     out = _outputs(d, max_bins, C)
+    if need is None:
+        need = np.ones(out[0].shape[0], dtype=np.bool_)
     if grp_ptr is None or n_rules == 0:
         grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     n_rules = int(n_rules)
@@ -547,5 +560,5 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 between_calls()
             chunk(bins, y, rows, lo, hi, n_bins, C, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts, sub_ptr,
                   sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules, f0, f1, int(bounds[p]),
-                  int(bounds[p + 1]), path, *out)
+                  int(bounds[p + 1]), path, need, *out)
     return out

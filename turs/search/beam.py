@@ -118,17 +118,56 @@ threads: vehicle 0.26 / 0.27 / 0.26 s (1e6: 0.39), chess 0.61 / - / 0.62, pendig
 instead made chess 0.69 s."""
 
 
-def score_bases(bases: list, state: RuleSetState, beam_width: int, score: str, search: str) -> list:
-    """``score_growths`` of each base, in order; with ``SCORING_THREADS`` threads when there
-    are two or more bases with enough work (``THREADS_MIN_WORK``), each on the serial kernel.
-    A Ctrl-C during the fit stops every thread at its next kernel call."""
+DEFER_DATA_CODE = True
+"""Count a growth's data-code change on the rows ``M`` covers (most of the growth kernel's work)
+only for the growths a beam can take: those the main beam may consider (its local test and
+the policy's and the user's masks) and the auxiliary beam's proposals, whose ``r`` the final
+pick reads (``Growths.complete``). Those growths get the very numbers of a full count, so
+the search is the same step for step; off when a trace is recorded (it shows every growth's
+numbers) and with ``local_test_fallback`` (it reads every growth's score)."""
+
+
+def base_proposals(base: Candidate, state: RuleSetState, settings: SearchSettings, policy, aux_on: bool,
+                   constraints: SearchConstraints | None, require: np.ndarray | None, deferred: bool,
+                   serial: bool = False):
+    """One base's growths and its proposals to each beam (Algorithm 4, lines 7-20):
+    ``(growths, main proposals, aux proposals, main mask, aux mask)``, None without growths.
+    ``deferred``: only the growths a beam can take get their data-code change counted
+    (:data:`DEFER_DATA_CODE`)."""
+    data = state.data
+    g = score_growths(base, state, settings.beam_width, settings.score, policy.name, serial, deferred)
+    if g is None:
+        return None
+    main_mask, aux_mask = policy.main_mask(g), policy.aux_mask(g)
+    allowed = _allowed_growths(g, base, constraints, require)
+    if allowed is not None:
+        main_mask = allowed if main_mask is None else main_mask & allowed
+        aux_mask = aux_mask & allowed
+    ok = _main_beam_eligible(g, base, state, settings, main_mask)
+    aux = []
+    if aux_on:
+        alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
+        aux = policy.proposals(g, g.R, g.cov_unc, g.aux_bucket, alt & aux_mask, settings, data)
+    if g.deferred:  # R and the local tests are final; r only where a beam can use it
+        needed = ok.copy()
+        needed[[p[4] for p in aux]] = True
+        g.complete(needed)
+    main = policy.proposals(g, g.r, g.cov, g.bucket, ok, settings, data)
+    return g, main, aux, main_mask, aux_mask
+
+
+def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, policy, aux_on: bool,
+                constraints=None, require=None, deferred: bool = False) -> list:
+    """:func:`base_proposals` of each base, in order; with ``SCORING_THREADS`` threads when
+    there are two or more bases with enough work (``THREADS_MIN_WORK``), each on the serial
+    kernel. A Ctrl-C during the fit stops every thread at its next kernel call."""
     n_rows = sum(base.coverage for base in bases)
+    args = (state, settings, policy, aux_on, constraints, require, deferred)
     if SCORING_THREADS < 2 or len(bases) < 2 or n_rows * state.data.n_cuts_total < THREADS_MIN_WORK:
-        return [score_growths(base, state, beam_width, score, search) for base in bases]
+        return [base_proposals(base, *args) for base in bases]
     control = active()
     with ThreadPoolExecutor(min(SCORING_THREADS, len(bases)), thread_name_prefix="turs-score") as pool:
-        futures = [pool.submit(run_for_fit, control, score_growths, base, state, beam_width, score, search, True)
-                   for base in bases]
+        futures = [pool.submit(run_for_fit, control, base_proposals, base, *args, True) for base in bases]
         try:
             return [f.result() for f in futures]
         except BaseException:
@@ -169,24 +208,18 @@ def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchR
             recorder.start_iteration(it)
         at_limit = 0  # bases with max_rule_length literals: not grown
         grown = [base for base in bases if limit is None or len(base.literals) < limit]
-        scored = iter(score_bases(grown, state, W, settings.score, policy.name))
+        deferred = DEFER_DATA_CODE and recorder is None and not settings.local_test_fallback
+        scored = iter(score_bases(grown, state, settings, policy, aux_on, constraints, require, deferred))
         for base in bases:
             if limit is not None and len(base.literals) >= limit:
                 at_limit += 1
                 continue
-            g = next(scored)
-            if g is None:
+            out = next(scored)
+            if out is None:
                 continue
-            main_mask, aux_mask = policy.main_mask(g), policy.aux_mask(g)
-            allowed = _allowed_growths(g, base, constraints, require)
-            if allowed is not None:
-                main_mask = allowed if main_mask is None else main_mask & allowed
-                aux_mask = aux_mask & allowed
-            ok = _main_beam_eligible(g, base, state, settings, main_mask)
-            main_sel.extend(policy.proposals(g, g.r, g.cov, g.bucket, ok, settings, data))
-            if aux_on:
-                alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
-                aux_sel.extend(policy.proposals(g, g.R, g.cov_unc, g.aux_bucket, alt & aux_mask, settings, data))
+            g, main, aux, main_mask, aux_mask = out
+            main_sel.extend(main)
+            aux_sel.extend(aux)
             if recorder is not None:
                 recorder.base(g, main_mask, aux_mask, aux_on, policy, settings, data)
         build = _builder(data, recorder)

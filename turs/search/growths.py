@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial
-from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
+from .._core.kernels import (_finish_growths, _grow_candidates, _localize_groups, _rows_in_interval,
+                             _score_candidates)
 from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
 
@@ -99,6 +100,34 @@ class Growths:
     nml_base: float = 0.0  # Eq. 3.22 without the split: -log2 P_NML(y^S), the base's
     nml_base_unc: float = 0.0  # Eq. 3.25 without the split: on S \ M
     offset: int = 0  # growths of the earlier bases of the same iteration (the trace's ids)
+    _deferred: tuple | None = None  # what complete() needs (score_growths(deferred=True))
+
+    @property
+    def deferred(self) -> bool:
+        """Whether the data-code change is still to be counted (:meth:`complete`)."""
+        return self._deferred is not None
+
+    def complete(self, needed: np.ndarray) -> None:
+        """Count the data-code change of the growths ``needed`` (bool per growth) of growths
+        scored with ``deferred=True`` and score them (``r``, ``total_after``) exactly as an
+        undeferred call does, to the bit (the same kernel loop and the same
+        ``_score_candidates``); the other growths get ``r = -inf`` and ``total_after = inf``.
+        ``R``, the local tests and the buckets are unchanged."""
+        kernel_args, kernel_opts, n_slots, slots, model_score, l_split, score_args = self._deferred
+        self._deferred = None
+        idx = np.flatnonzero(needed)
+        self.r = np.full(len(self.feat), -np.inf)
+        self.total_after = np.full(len(self.feat), np.inf)
+        if idx.size == 0:
+            return
+        need = np.zeros(n_slots, dtype=np.bool_)
+        need[slots[idx]] = True
+        delta = _grow_candidates(*kernel_args, **kernel_opts, need=need)[5]
+        total_after, r = _score_candidates(
+            self.counts[idx], self.counts_unc[idx], delta[slots[idx]], self.model_bits[idx], *score_args[:3],
+            l_split[idx], *score_args[3:], model_score[idx])[:2]
+        self.r[idx] = r
+        self.total_after[idx] = total_after
 
     def key(self, i: int) -> tuple:
         """The candidate's set of literals (the same rule reached from two bases is one rule)."""
@@ -137,10 +166,16 @@ class Growths:
 
 
 def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str,
-                  search: str = "thesis", serial: bool = False) -> Growths | None:
+                  search: str = "thesis", serial: bool = False, deferred: bool = False) -> Growths | None:
     """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15).
     ``serial``: the growth kernel's serial variant for every call (a helper thread that
-    scores one of several bases at once, see :func:`turs.search.beam.score_bases`)."""
+    scores one of several bases at once, see :func:`turs.search.beam.score_bases`).
+
+    ``deferred``: count the growths and score all but their data-code change on the rows ``M``
+    covers (``delta``, the overlap groups' part and most of the kernel's work); ``r`` and
+    ``L(D, M + S')`` (``total_after``) then hold 0 for it until :meth:`Growths.complete`
+    counts it for the growths that need it. ``R``, the local tests, the model code and the
+    buckets do not depend on it and are final at once."""
     data = state.data
     d = data.d
     present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
@@ -149,11 +184,14 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
     lo, hi = base.intervals(data)
     grp_ptr, grp_rules = local_rules(state, present)
+    deferred = deferred and len(present) >= DEFER_MIN_GROUPS
+    kernel_args = (data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
+                   union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules,
+                   state.K)
+    kernel_opts = dict(path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
+                       kernel=_grow_chunk_serial if serial else None)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
-        union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
-        path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
-        kernel=_grow_chunk_serial if serial else None)
+        *kernel_args, **kernel_opts, need=np.zeros(n_kernel_slots(data), dtype=np.bool_) if deferred else None)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)
@@ -164,7 +202,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
     (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
      total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
-     nml_base_unc) = _finish_growths(
+     nml_base_unc, model_score, l_split) = _finish_growths(
         valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
         lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
         header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64, copy=False),
@@ -182,7 +220,23 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
                 later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket,
                 splits if turs2 else None, split_bits, split_bits_unc, float(nml_base), float(nml_base_unc))
     g._k_new = k_split
+    if deferred:
+        g._deferred = (kernel_args, kernel_opts, len(valid), np.flatnonzero(valid), model_score, l_split, (
+            base.counts.astype(np.int64, copy=False), base.counts_uncovered.astype(np.int64, copy=False),
+            state.else_counts.astype(np.int64, copy=False), data.log2_regret, state.nll_covered,
+            state.regret_rules, state.model_next, state.total, score == "absolute", data.log2_int))
     return g
+
+
+DEFER_MIN_GROUPS = 128
+"""Overlap groups in a base's cover from which ``deferred=True`` defers the data-code change:
+with fewer, the groups' work is cheaper than the second kernel call (chess and car were 5-10%
+slower deferring from 64 groups)."""
+
+
+def n_kernel_slots(data: SearchData) -> int:
+    """The growth kernel's number of candidate slots for ``data`` (``_grow_chunk_impl``)."""
+    return data.d * 2 * max(int(data.n_bins.max(initial=1)) - 1, 1)
 
 
 TURS2_MIN_SPLIT = 2
