@@ -442,11 +442,17 @@ _grow_chunk_parallel = njit(cache=NUMBA_CACHE, parallel=True, nogil=True)(
     _variant(_grow_chunk_impl, "_grow_chunk_parallel"))
 
 
-def _outputs(d, max_bins, C):
-    S = 2 * max(max_bins - 1, 1)
-    n_slots = d * S
-    return (np.zeros(n_slots, dtype=np.bool_), np.zeros(n_slots, dtype=np.int64), np.zeros(n_slots, dtype=np.int64),
-            np.zeros((n_slots, C), dtype=np.int64), np.zeros((n_slots, C), dtype=np.int64), np.zeros(n_slots),
+def n_slots(n_bins: np.ndarray) -> int:
+    """The candidate slots of a kernel call on columns with ``n_bins`` bins each: two per cut
+    point of the column with the most bins, per column (``_grow_chunk_impl``)."""
+    d = n_bins.shape[0]
+    return d * 2 * max((int(n_bins.max()) if d else 1) - 1, 1)
+
+
+def _outputs(n_bins, C):
+    d, S = n_bins.shape[0], n_slots(n_bins)
+    return (np.zeros(S, dtype=np.bool_), np.zeros(S, dtype=np.int64), np.zeros(S, dtype=np.int64),
+            np.zeros((S, C), dtype=np.int64), np.zeros((S, C), dtype=np.int64), np.zeros(S),
             np.zeros(d, dtype=np.int64))
 
 
@@ -527,7 +533,7 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     C = int(n_classes)
     n_sub = int(n_sub)
     max_bins = int(n_bins.max()) if d else 1
-    out = _outputs(d, max_bins, C)
+    out = _outputs(n_bins, C)
     if need is None:
         need = np.ones(out[0].shape[0], dtype=np.bool_)
     if grp_ptr is None or n_rules == 0:

@@ -35,9 +35,7 @@ def mdl_png(view, k: int, candidate: dict | None, title: str = "") -> bytes:
     if s["accepted"]:
         ax.annotate("", (s["coverage_after"], s["mdl_after"]), (x0, y0),
                     arrowprops=dict(arrowstyle="->", color=CURRENT_COLOR, lw=2.4))
-    elif sampled:
-        pass
-    elif s["chosen"] is not None and s["chosen"]["mdl_after"] is not None:
+    elif not sampled and s["chosen"] is not None and s["chosen"]["mdl_after"] is not None:
         c = s["chosen"]
         x1, y1 = x0 + c["coverage_uncovered"], c["mdl_after"]
         ax.annotate("", (x1, y1), (x0, y0), arrowprops=dict(arrowstyle="->", color=CURRENT_COLOR, lw=2, ls="--"))

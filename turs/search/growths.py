@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial
+from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, n_slots
 from .._core.kernels import (_finish_growths, _grow_candidates, _localize_groups, _rows_in_interval,
                              _score_candidates)
 from .._fit_control import checkpoint
@@ -191,7 +191,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     kernel_opts = dict(path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
                        kernel=_grow_chunk_serial if serial else None)
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        *kernel_args, **kernel_opts, need=np.zeros(n_kernel_slots(data), dtype=np.bool_) if deferred else None)
+        *kernel_args, **kernel_opts, need=np.zeros(n_slots(data.n_bins), dtype=np.bool_) if deferred else None)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     k = len(base.literals)
@@ -200,14 +200,15 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
     scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
     turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
+    base_counts = base.counts.astype(np.int64, copy=False)
+    base_unc = base.counts_uncovered.astype(np.int64, copy=False)
+    else_counts = state.else_counts.astype(np.int64, copy=False)
     (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
      total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
      nml_base_unc, model_score, l_split) = _finish_growths(
         valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
         lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
-        header_old, data.turs2, scan_rows, data.log2_d, base.counts.astype(np.int64, copy=False),
-        base.counts_uncovered.astype(np.int64, copy=False), state.else_counts.astype(np.int64, copy=False),
-        data.log2_regret,
+        header_old, data.turs2, scan_rows, data.log2_d, base_counts, base_unc, else_counts, data.log2_regret,
         state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
         beam_width, *data.split_code(k, search), data.log2_int, turs2,
         data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
@@ -222,9 +223,8 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     g._k_new = k_split
     if deferred:
         g._deferred = (kernel_args, kernel_opts, len(valid), np.flatnonzero(valid), model_score, l_split, (
-            base.counts.astype(np.int64, copy=False), base.counts_uncovered.astype(np.int64, copy=False),
-            state.else_counts.astype(np.int64, copy=False), data.log2_regret, state.nll_covered,
-            state.regret_rules, state.model_next, state.total, score == "absolute", data.log2_int))
+            base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
+            state.model_next, state.total, score == "absolute", data.log2_int))
     return g
 
 
@@ -232,11 +232,6 @@ DEFER_MIN_GROUPS = 128
 """Overlap groups in a base's cover from which ``deferred=True`` defers the data-code change:
 with fewer, the groups' work is cheaper than the second kernel call (chess and car were 5-10%
 slower deferring from 64 groups)."""
-
-
-def n_kernel_slots(data: SearchData) -> int:
-    """The growth kernel's number of candidate slots for ``data`` (``_grow_chunk_impl``)."""
-    return data.d * 2 * max(int(data.n_bins.max(initial=1)) - 1, 1)
 
 
 TURS2_MIN_SPLIT = 2
