@@ -453,9 +453,11 @@ def plot_scaling(df, out_dir: Path):
         ks = growth_exponent(g.n, g.search_median_s)
         axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
                        label=f"linear in n (all TURS noisy points: n^{ks:.2f})")
-        for i, (_, r) in enumerate(g.iterrows()):  # the first label left of its point, the rest right
+        last_exact = g.n[~sampled[g.index]].max()
+        for _, r in g.iterrows():  # exact-search labels above left of their points, but the last;
+            left = r.n < last_exact  # the others right (clear of the dataset squares around 2e4)
             axes[0].annotate(f"{int(r.rules)} rules", (r.n, r.fit_s), textcoords="offset points",
-                             xytext=(-6, 4) if i == 0 else (7, -4), ha="right" if i == 0 else "left")
+                             xytext=(-5, 9) if left else (7, -4), ha="right" if left else "left")
     for algo, g in real.groupby("algo"):
         axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")
         if algo == "turs":
