@@ -6,6 +6,8 @@ import naive
 from turs._core.kernels import _grow_candidates, _rows_in_interval
 from turs.mdl import overlap_groups
 
+_NO_TABLES = (np.zeros((0, 0), dtype=np.int64),) * 2  # _finish_growths: build the refinement tables
+
 
 def _problem(seed, n=120, d=4, C=3, K=3):
     return naive.random_growth_problem(seed, n, d, C, K, max_bins=7, cover_p=0.35)
@@ -345,7 +347,8 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
         split = (np.zeros(0), 0.0)
     got = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, float(base_vo.sum()), base_k,
                           *tail, np.arange(bins.shape[1], dtype=np.int64), *scal, 10, *split, _log2_table(200),
-                          False, np.zeros(0, np.int64), np.zeros(5, np.int64), np.zeros(5, np.int64), np.zeros(0), 2)
+                          False, np.zeros(0, np.int64), np.zeros(5, np.int64), np.zeros(5, np.int64), np.zeros(0), 2,
+                          *_NO_TABLES)
     want = naive.finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, base_k, *tail, *scal,
                                 10, _refinement_model_bits, split)
     (feat, glo, ghi, _, _, cov, cov_unc, model, vo, has_ref, later_k, later_vo, t, r, R, loc, aux, bucket, abucket, _,
@@ -413,7 +416,7 @@ def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
         got[placeholder] = _finish_growths(*args, float(base_vo.sum()), base_k, 7.0, 5.0, turs2, every, *scal, 10,
                                            np.zeros(0), 0.0, _log2_table(200), placeholder, every,
                                            bins.min(axis=1).astype(np.int64), bins.max(axis=1).astype(np.int64),
-                                           np.zeros(0), 2)
+                                           np.zeros(0), 2, *_NO_TABLES)
         want = naive.finish_growths(*args, base_k, 7.0, 5.0, turs2, *scal, 10, _refinement_model_bits,
                                     placeholder=placeholder)
         model, t, r = got[placeholder][7], got[placeholder][12], got[placeholder][13]

@@ -13,6 +13,8 @@ from numba import types as nbtypes
 from numba.typed import Dict
 
 from .._config import NUMBA_CACHE
+from .refinement import (_pair_extremes, _refinement_from_tables, _refinement_model_bits,  # noqa: F401
+                         _refinement_tables, _value_op_bits)
 from .growth_kernel import (MAX_CALL_WORK, PARALLEL_MIN_WORK, _grow_candidates,  # noqa: F401
                             _grow_candidates_parallel, _grow_candidates_serial, _union_by_bits, _union_by_rows)
 
@@ -28,117 +30,6 @@ def _rows_in_interval(bins_col, rows, a, e):
             out[k] = rows[i]
             k += 1
     return out[:k]
-
-
-@njit(cache=NUMBA_CACHE)
-def _value_op_bits(binary, two_sided, k_value, turs2):
-    """``L_value_op`` of Eq. 3.15/3.16 (see ``turs.mdl.literal_value_op_bits``; ``turs2``: the
-    authors' implementation's code, without form and operator bits); -1 if undefined."""
-    if binary:
-        return 0.0 if turs2 else 1.0
-    if two_sided:
-        if k_value < 2:
-            return -1.0
-        return (0.0 if turs2 else 1.0) + math.log2(k_value * (k_value - 1) / 2.0)
-    if k_value < 1:
-        return -1.0
-    return (0.0 if turs2 else 2.0) + math.log2(k_value)
-
-
-@njit(cache=NUMBA_CACHE)
-def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_feat, cand_lo,
-                           cand_hi, header, turs2, scan_rows):
-    """``L(S')`` (Eq. 3.17) of growths that refine an existing literal of a base rule.
-
-    Refining literal p (feature f, new bin interval ``[a, e)``) can change its form and the
-    ``K_value`` of every later literal q, which is counted on the instances satisfying the
-    literals before q (Section 3.4.3). One pass over the data builds, for each pair p < q,
-    the smallest and largest bin of q's feature per bin of p's feature over q's subspace.
-
-    lits: (k, 3) int64 rows ``(feature, lo_bin, hi_bin)`` in the rule's order.
-    scan_rows: the rows to scan; any superset of the rows satisfying literal 0 (the others lie
-    in no later literal's subspace), e.g. all rows.
-    Returns model (m,), value_op (m,), ok (m,) and new K_values / value_ops of the literals
-    (m, k) (-1 where unchanged).
-    """
-    d = bins.shape[0]
-    k = lits.shape[0]
-    m = cand_feat.shape[0]
-    max_b = 0
-    for f in range(d):
-        if n_bins[f] > max_b:
-            max_b = n_bins[f]
-    big = 1 << 30
-    tmin = np.full((k, k, max_b), big, dtype=np.int64)
-    tmax = np.full((k, k, max_b), -1, dtype=np.int64)
-    if k >= 2:
-        for i_row in range(scan_rows.shape[0]):
-            r = scan_rows[i_row]
-            # how many leading literals the row satisfies
-            ff = 0
-            while ff < k - 1:
-                f = lits[ff, 0]
-                b = bins[f, r]
-                if b < lits[ff, 1] or b >= lits[ff, 2]:
-                    break
-                ff += 1
-            # the row is in the subspace of literal q for q <= ff
-            for q in range(1, ff + 1):
-                bq = bins[lits[q, 0], r]
-                for p in range(q):
-                    bp = bins[lits[p, 0], r]
-                    if bq < tmin[p, q, bp]:
-                        tmin[p, q, bp] = bq
-                    if bq > tmax[p, q, bp]:
-                        tmax[p, q, bp] = bq
-    prefix = np.zeros(k + 1)
-    for p in range(k):
-        prefix[p + 1] = prefix[p] + base_vo[p]
-    model = np.full(m, np.inf)
-    value_op = np.zeros(m)
-    ok = np.zeros(m, dtype=np.bool_)
-    new_k = np.full((m, k), -1, dtype=np.int64)
-    new_vo = np.full((m, k), -1.0)
-    for i in range(m):
-        f = cand_feat[i]
-        p = -1
-        for t in range(k):
-            if lits[t, 0] == f:
-                p = t
-        a = cand_lo[i]
-        e = cand_hi[i]
-        two = a > 0 and e < n_bins[f]
-        vo = _value_op_bits(False, two, k_values[p], turs2)
-        if vo < 0:
-            continue
-        value_op[i] = vo
-        total = prefix[p] + vo
-        good = True
-        for q in range(p + 1, k):
-            fq = lits[q, 0]
-            if binary[fq]:
-                total += base_vo[q]
-                continue
-            lo_q = big
-            hi_q = -1
-            for b in range(a, e):
-                if tmin[p, q, b] < lo_q:
-                    lo_q = tmin[p, q, b]
-                if tmax[p, q, b] > hi_q:
-                    hi_q = tmax[p, q, b]
-            kq = hi_q - lo_q if hi_q >= 0 else 0
-            two_q = lits[q, 1] > 0 and lits[q, 2] < n_bins[fq]
-            vq = _value_op_bits(False, two_q, kq, turs2)
-            if vq < 0:
-                good = False
-                break
-            new_k[i, q] = kq
-            new_vo[i, q] = vq
-            total += vq
-        if good:
-            ok[i] = True
-            model[i] = header + total
-    return model, value_op, ok, new_k, new_vo
 
 
 @njit(cache=NUMBA_CACHE)
@@ -433,7 +324,7 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
                     lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
                     base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
                     model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                    placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split):
+                    placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
@@ -452,7 +343,9 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     one on a variable of the base refines that literal (``_refinement_model_bits``).
     ``lits``: (k, 3) literals of the base, ``base_vo`` their ``L_value_op``, ``base_vo_sum``
     their sum; ``header_new`` / ``header_old``: the rule header for k + 1 / k literals;
-    ``scan_rows``: the rows satisfying literal 0 (or a superset), see ``_refinement_model_bits``.
+    ``scan_rows``: the rows satisfying literal 0 (or a superset), see ``_refinement_tables``;
+    ``ref_tmin``, ``ref_tmax``: the base's refinement tables (``turs._core.refinement``), or
+    (0, 0) arrays to build them from ``scan_rows``.
 
     Returns feat, lo, hi, counts, counts_unc, cov, cov_unc, model, value_op, has_refinement,
     later_k, later_vo (m, k: the refined rule's new K_values / value_ops, -1 unchanged),
@@ -515,9 +408,12 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
             if lit_of[feat[i]] >= 0:
                 ri[j] = i
                 j += 1
-        m_ref, vo_ref, ok_ref, nk, nvo = _refinement_model_bits(
-            bins, lits, base_vo, base_k_values, binary, n_bins, feat[ri], lo[ri], hi[ri],
-            header_old, turs2, scan_rows)
+        if ref_tmin.shape[1] > 0:
+            tmin, tmax = ref_tmin, ref_tmax
+        else:
+            tmin, tmax = _refinement_tables(bins, lits, n_bins, scan_rows)
+        m_ref, vo_ref, ok_ref, nk, nvo = _refinement_from_tables(
+            tmin, tmax, lits, base_vo, base_k_values, binary, n_bins, feat[ri], lo[ri], hi[ri], header_old, turs2)
         for j in range(n_ref):
             i = ri[j]
             model[i] = m_ref[j] if ok_ref[j] else np.inf

@@ -212,7 +212,9 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
         beam_width, *data.split_code(k, search), data.log2_int, turs2,
         data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
-        _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT)
+        _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
+        *data.prefix_tables.tables(base.literals))
+    data.prefix_tables.note_cover(base.literals, base.rows)
     if feat.size == 0:
         return None
     if not has_ref:

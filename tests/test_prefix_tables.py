@@ -1,0 +1,90 @@
+"""The refinement tables once per literal prefix (``turs.search.prefix_tables``) equal a brute
+force over each literal's subspace and the one-scan kernel the search used before."""
+import numpy as np
+import pytest
+
+from turs._core.refinement import NO_BIN, _refinement_tables
+from turs.search.prefix_tables import PrefixTables
+from turs.search.state import SearchData
+
+
+def _data(seed, n=400, d=5):
+    rng = np.random.default_rng(seed)
+    n_bins = rng.integers(2, 9, d).astype(np.int64)
+    bins = np.stack([rng.integers(0, nb, n) for nb in n_bins]).astype(np.uint8)
+    y = rng.integers(0, 3, n).astype(np.int64)
+    return SearchData(bins, y, n_bins, n_bins == 2, 3), rng
+
+
+def _random_rule(rng, data, k):
+    feats = rng.permutation(data.d)[:k]
+    lits = []
+    for j in feats:
+        nb = int(data.n_bins[j])
+        a = int(rng.integers(0, nb - 1))
+        b = int(rng.integers(a + 1, nb + 1))
+        lits.append((int(j), a, b))
+    return tuple(lits)
+
+
+def _brute(data, lits):
+    """tmin, tmax packed, by masks over all rows."""
+    k, max_b = len(lits), int(data.n_bins.max())
+    tmin = np.full((k * (k - 1) // 2, max_b), NO_BIN, dtype=np.int64)
+    tmax = np.full_like(tmin, -1)
+    inside = np.ones(data.n, dtype=bool)
+    for q in range(1, k):
+        j, a, b = lits[q - 1]
+        inside &= (data.bins[j] >= a) & (data.bins[j] < b)
+        bq = data.bins[lits[q][0]][inside]
+        for p in range(q):
+            bp = data.bins[lits[p][0]][inside]
+            for v in np.unique(bp):
+                tmin[q * (q - 1) // 2 + p, v] = bq[bp == v].min()
+                tmax[q * (q - 1) // 2 + p, v] = bq[bp == v].max()
+    return tmin, tmax
+
+
+@pytest.mark.parametrize("cache_bytes", [64 * 2**20, 3000])
+@pytest.mark.parametrize("seed", range(4))
+def test_prefix_tables_equal_brute_force_and_the_scan(seed, cache_bytes):
+    data, rng = _data(seed)
+    tables = PrefixTables(data, cache_bytes)  # 3000 bytes: the caches empty themselves often
+    checked = 0
+    for _ in range(40):
+        lits = _random_rule(rng, data, int(rng.integers(1, 5)))
+        if rng.random() < 0.5:  # a base's cover, as the search notes it
+            inside = np.all([(data.bins[j] >= a) & (data.bins[j] < b) for j, a, b in lits], axis=0)
+            tables.note_cover(lits, np.flatnonzero(inside).astype(np.int64))
+        got = tables.tables(lits)
+        if len(lits) < 2:
+            assert got[0].shape == (0, 0)
+            continue
+        want = _brute(data, lits)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])
+        scan = _refinement_tables(data.bins, np.array(lits, dtype=np.int64), data.n_bins,
+                                  data.rows_in_bins(*lits[0]))
+        np.testing.assert_array_equal(scan[0], want[0])
+        np.testing.assert_array_equal(scan[1], want[1])
+        checked += 1
+        # a second rule with the same literals but the last one's interval: the same tables
+        j, a, b = lits[-1]
+        again = tables.tables(lits[:-1] + ((j, 0, int(data.n_bins[j])),))
+        np.testing.assert_array_equal(again[0], want[0])
+    assert checked > 20
+    assert tables._bytes <= cache_bytes
+
+
+def test_tables_are_computed_once_per_prefix():
+    data, rng = _data(7)
+    tables = PrefixTables(data)
+    lits = ((0, 1, 5), (1, 0, 3), (2, 2, 6))
+    tables.tables(lits)
+    assert tables.misses == 2  # q = 1 and q = 2
+    tables.tables(((0, 1, 5), (1, 0, 3), (2, 0, 1)))  # only the last interval differs
+    assert tables.misses == 2
+    tables.tables(((0, 1, 5), (1, 0, 3), (3, 0, 1)))  # another last feature: one new table
+    assert tables.misses == 3
+    tables.tables(((0, 1, 5), (1, 1, 3), (2, 2, 6)))  # literal 1 refined: q = 2 again
+    assert tables.misses == 4

@@ -1,0 +1,93 @@
+"""The refinement tables of the search's base rules, each computed once per literal prefix.
+
+A growth that refines literal p of its base changes the ``K_value`` of the later literals
+(Eq. 3.15, Section 3.4.3), read from tables of extremes over each later literal q's subspace
+(``turs._core.refinement``). q's tables depend only on literals ``0..q-1`` and q's feature,
+and the bases of a search share their first literals (a beam's candidates are growths of
+few bases, and each rule search starts again from the empty rule). Scanning the rows of the
+base's literal 0 for every base was about three quarters of ``_finish_growths`` on magic;
+here each table is computed once, over exactly its subspace, from the rows of the prefix one
+literal shorter (the cover of the base it was grown from, when that base was scored).
+
+The numbers are those of the full scan (the same extremes over the same rows); the tests
+compare both.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .._core.kernels import _rows_in_interval
+from .._core.refinement import _pair_extremes
+
+CACHE_BYTES = 64 * 2**20
+"""Memory the cached rows and tables may hold; beyond it both caches start again empty."""
+
+_NO_TABLES = np.zeros((0, 0), dtype=np.int64)
+
+
+class PrefixTables:
+    """The refinement tables and the prefix covers of one fit's training data
+    (a :class:`turs.search.state.SearchData`); safe to call from the scoring threads (a
+    table two threads miss at once is computed twice, with the same result)."""
+
+    def __init__(self, data, cache_bytes: int = CACHE_BYTES):
+        self.data = data
+        self.max_b = int(data.n_bins.max(initial=1))
+        self.cache_bytes = cache_bytes
+        self._rows: dict = {}  # literal prefix -> the rows satisfying it
+        self._tables: dict = {}  # (prefix of q, feature of q) -> tmin, tmax (q, max_b)
+        self._packed: dict = {}  # (literals but the last, last feature) -> a rule's packed tables
+        self._bytes = 0
+        self.misses = 0  # tables computed (for the tests and the profile)
+
+    def _keep(self, store: dict, key, value, nbytes: int) -> None:
+        if self._bytes + nbytes > self.cache_bytes:
+            self._rows.clear()
+            self._tables.clear()
+            self._packed.clear()
+            self._bytes = 0
+        store[key] = value
+        self._bytes += nbytes
+
+    def note_cover(self, literals: tuple, rows: np.ndarray) -> None:
+        """Remember a base rule's cover (the rows satisfying ``literals``): its growths' tables
+        read it."""
+        if len(literals) >= 2 and literals not in self._rows:
+            self._keep(self._rows, literals, rows, rows.nbytes)
+
+    def rows(self, prefix: tuple) -> np.ndarray:
+        """The rows satisfying every literal of ``prefix`` (at least one)."""
+        out = self._rows.get(prefix)
+        if out is None:
+            if len(prefix) == 1:
+                return self.data.rows_in_bins(*prefix[0])  # a view of the data's bin order
+            j, a, b = prefix[-1]
+            out = _rows_in_interval(self.data.bins[j], self.rows(prefix[:-1]), a, b)
+            self._keep(self._rows, prefix, out, out.nbytes)
+        return out
+
+    def tables(self, literals: tuple) -> tuple[np.ndarray, np.ndarray]:
+        """The packed tables (``tmin``, ``tmax``) of a rule with ``literals`` in its order, as
+        ``turs._core.refinement._refinement_tables`` scans them; (0, 0) arrays for fewer than
+        two literals."""
+        k = len(literals)
+        if k < 2:
+            return _NO_TABLES, _NO_TABLES
+        key = (literals[:-1], literals[-1][0])
+        packed = self._packed.get(key)
+        if packed is not None:
+            return packed
+        mins, maxs = [], []
+        for q in range(1, k):
+            qkey = (literals[:q], literals[q][0])
+            ent = self._tables.get(qkey)
+            if ent is None:
+                feats = np.array([lit[0] for lit in literals[:q]], dtype=np.int64)
+                ent = _pair_extremes(self.data.bins, feats, literals[q][0], self.rows(literals[:q]), self.max_b)
+                self.misses += 1
+                self._keep(self._tables, qkey, ent, ent[0].nbytes * 2)
+            mins.append(ent[0])
+            maxs.append(ent[1])
+        packed = (np.concatenate(mins), np.concatenate(maxs))
+        self._keep(self._packed, key, packed, packed[0].nbytes * 2)
+        return packed
