@@ -6,7 +6,8 @@ import naive
 from turs._core.kernels import _grow_candidates, _rows_in_interval
 from turs.mdl import overlap_groups
 
-_NO_TABLES = (np.zeros((0, 0), dtype=np.int64),) * 2  # _finish_growths: build the refinement tables
+# _finish_growths' last four arguments: scan for the refinement tables and the later K_values
+_NO_TABLES = (*(np.zeros((0, 0), dtype=np.int64),) * 3, np.zeros(0, dtype=np.bool_))
 
 
 def _problem(seed, n=120, d=4, C=3, K=3):

@@ -88,3 +88,32 @@ def test_tables_are_computed_once_per_prefix():
     assert tables.misses == 3
     tables.tables(((0, 1, 5), (1, 1, 3), (2, 2, 6)))  # literal 1 refined: q = 2 again
     assert tables.misses == 4
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_later_k_without_equals_the_scan(seed):
+    """The later literals' ``K_value`` as if literal p restricted nothing, from the prefix
+    extremes, equal the kernel's scan (``_later_k_without``) for every p but the last."""
+    from turs._core.kernels import _later_k_without
+
+    data, rng = _data(seed + 10, n=300)
+    bins, n_bins = data.bins.copy(), data.n_bins.copy()
+    n_bins[:2] = max(n_bins[0], 3)
+    bins[0] = rng.integers(0, n_bins[0], data.n)
+    bins[1] = bins[0]  # a copy of column 0: bin 1 of one and bin 2 of the other hold no row
+    data = SearchData(bins, data.y, n_bins, n_bins == 2, 3)
+    tables = PrefixTables(data, 5000 if seed % 2 else 64 * 2**20)
+    checked = 0
+    narrow = ((0, 1, 2), (1, 2, 3), (2, 0, int(n_bins[2])), (3, 0, int(n_bins[3])))
+    for i in range(30):
+        lits = narrow if i == 0 else _random_rule(rng, data, int(rng.integers(2, 5)))
+        k = len(lits)
+        arr = np.array(lits, dtype=np.int64)
+        later_k, known = tables.later_k_without(lits, range(k - 1))
+        assert known[:-1].all() and not known[-1]
+        for p in range(k - 1):
+            want = _later_k_without(data.bins, arr, p, data.rows_in_bins(*lits[0]),
+                                    data.rows_in_bins(*lits[1]), data.bin_min, data.bin_max)
+            np.testing.assert_array_equal(later_k[p, p + 1:], want[p + 1:])
+            checked += int((want[p + 1:] == -1).any())
+    assert checked > 0  # the narrow rule has a literal that reaches no row (1e8 bits)

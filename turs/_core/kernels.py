@@ -227,11 +227,11 @@ def _lenient_value_op_bits(binary, two_sided, k_value, turs2):
     return vo if vo >= 0.0 else 0.0
 
 
-@njit(cache=NUMBA_CACHE)
-def _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max):
-    """The code of the literals after literal ``p`` with their ``K_value`` counted as if literal
-    ``p`` did not restrict the data (each on the rows satisfying the other earlier literals).
-    A literal that reaches no row costs 1e8 bits, as in the authors' code.
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _later_k_without(bins, lits, p, scan_rows, scan_rows1, bin_min, bin_max):
+    """The ``K_value`` of each literal after literal ``p`` counted as if literal ``p`` did not
+    restrict the data: its feature's largest minus smallest bin on the rows satisfying the other
+    earlier literals; -1 where no row does ((k,) int64, entries ``<= p`` unused).
 
     ``scan_rows``: a superset of the rows satisfying literal 0 (scanned when ``p > 0``);
     ``scan_rows1``: of those satisfying literal 1 (scanned when ``p == 0``, for the literals
@@ -260,20 +260,42 @@ def _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_ro
     if p == 0 and k > 1:
         bmin[1] = bin_min[lits[1, 0]]
         bmax[1] = bin_max[lits[1, 0]]
+    out = np.full(k, -1, dtype=np.int64)
+    for q in range(p + 1, k):
+        if bmax[q] >= 0:
+            out[q] = bmax[q] - bmin[q]
+    return out
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _later_bits_from_k(lits, p, n_bins, binary, turs2, later_k):
+    """The code of the literals after literal ``p`` with the ``K_value`` ``later_k``
+    (:func:`_later_k_without`); a literal that reaches no row (-1) costs 1e8 bits, as in the
+    authors' code."""
+    k = lits.shape[0]
     total = 0.0
     for q in range(p + 1, k):
-        if bmax[q] < 0:
+        if later_k[q] < 0:
             total += 1e8
             continue
         fq = lits[q, 0]
         two = lits[q, 1] > 0 and lits[q, 2] < n_bins[fq]
-        total += _lenient_value_op_bits(binary[fq], two, bmax[q] - bmin[q], turs2)
+        total += _lenient_value_op_bits(binary[fq], two, later_k[q], turs2)
     return total
 
 
 @njit(cache=NUMBA_CACHE)
+def _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max):
+    """The code of the literals after literal ``p`` with their ``K_value`` counted as if literal
+    ``p`` did not restrict the data (:func:`_later_k_without`, :func:`_later_bits_from_k`)."""
+    return _later_bits_from_k(lits, p, n_bins, binary, turs2,
+                              _later_k_without(bins, lits, p, scan_rows, scan_rows1, bin_min, bin_max))
+
+
+@njit(cache=NUMBA_CACHE)
 def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum, base_k_values,
-                            header_old, bins, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max):
+                            header_old, bins, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max,
+                            later_k_known, later_known):
     """The model code length the authors' search charges a growth that refines literal ``p`` of
     its base (``ModelEncoding.cl_model_after_growing_rule_on_icol`` with ``rule_cl_model_dep``;
     ``model`` is returned for the other growths).
@@ -290,6 +312,10 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
 
     The rule the growth makes is coded exactly (``model``) once it is built; only its score
     during the search differs. A growth whose exact code is undefined (+inf) stays excluded.
+
+    ``later_k_known`` (k, k), ``later_known`` (k,) bool: row p of :func:`_later_k_without` where
+    ``later_known[p]`` (the caller has it, see ``turs.search.prefix_tables``); else (or both
+    empty) it is scanned here.
     """
     m = feat.shape[0]
     k = lits.shape[0]
@@ -305,8 +331,13 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
         grew_lower = lo[i] != lits[p, 1]
         if grew_lower and not had_lo:
             if np.isnan(later[p]):
-                later[p] = (_later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_rows1,
-                                                bin_min, bin_max) if p < k - 1 else 0.0)
+                if p == k - 1:
+                    later[p] = 0.0
+                elif later_known.shape[0] > 0 and later_known[p]:
+                    later[p] = _later_bits_from_k(lits, p, n_bins, binary, turs2, later_k_known[p])
+                else:
+                    later[p] = _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_rows1,
+                                                   bin_min, bin_max)
             before = 0.0
             for q in range(p + 1):
                 before += base_vo[q]
@@ -324,7 +355,8 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
                     lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
                     base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
                     model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                    placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax):
+                    placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
+                    later_k_known, later_known):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
@@ -345,7 +377,8 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     their sum; ``header_new`` / ``header_old``: the rule header for k + 1 / k literals;
     ``scan_rows``: the rows satisfying literal 0 (or a superset), see ``_refinement_tables``;
     ``ref_tmin``, ``ref_tmax``: the base's refinement tables (``turs._core.refinement``), or
-    (0, 0) arrays to build them from ``scan_rows``.
+    (0, 0) arrays to build them from ``scan_rows``; ``later_k_known``, ``later_known``: see
+    ``_placeholder_model_bits``.
 
     Returns feat, lo, hi, counts, counts_unc, cov, cov_unc, model, value_op, has_refinement,
     later_k, later_vo (m, k: the refined rule's new K_values / value_ops, -1 unchanged),
@@ -425,7 +458,7 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     if placeholder_scores and n_ref > 0:
         model_score = _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
                                               base_k_values, header_old, bins, n_bins, binary, turs2,
-                                              scan_rows, scan_rows1, bin_min, bin_max)
+                                              scan_rows, scan_rows1, bin_min, bin_max, later_k_known, later_known)
     total_after, r, R, local, aux_local, split_bits, split_bits_unc, nml_base, nml_base_unc = _score_candidates(
         cts, cts_unc, dl, model, base_counts, base_counts_unc, else_counts, l_split, log2_regret,
         nll_covered, regret_rules, model_next, total_m, absolute, log2_int, model_score)

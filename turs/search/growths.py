@@ -213,7 +213,8 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         beam_width, *data.split_code(k, search), data.log2_int, turs2,
         data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
         _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
-        *data.prefix_tables.tables(base.literals))
+        *data.prefix_tables.tables(base.literals),
+        *data.prefix_tables.later_k_without(base.literals, _lower_bound_growths(base, valid, data) if turs2 else ()))
     data.prefix_tables.note_cover(base.literals, base.rows)
     if feat.size == 0:
         return None
@@ -228,6 +229,18 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
             base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
             state.model_next, state.total, score == "absolute", data.log2_int))
     return g
+
+
+def _lower_bound_growths(base: Candidate, valid: np.ndarray, data: SearchData) -> list:
+    """The literals ``p`` of ``base`` (not its last) without a lower bound that a valid growth
+    gives one (a cut kept on its upper side, odd slots): the authors' search scores those
+    growths with the later literals' ``K_value`` as if ``p`` did not restrict the data
+    (``_placeholder_model_bits``)."""
+    lits = base.literals
+    if len(lits) < 2:
+        return []
+    per_feature = valid.reshape(data.d, -1)
+    return [p for p, (j, a, _) in enumerate(lits[:-1]) if a == 0 and per_feature[j, 1::2].any()]
 
 
 DEFER_MIN_GROUPS = 128

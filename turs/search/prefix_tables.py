@@ -23,6 +23,7 @@ CACHE_BYTES = 64 * 2**20
 """Memory the cached rows and tables may hold; beyond it both caches start again empty."""
 
 _NO_TABLES = np.zeros((0, 0), dtype=np.int64)
+_NO_LATER = (_NO_TABLES, np.zeros(0, dtype=np.bool_))
 
 
 class PrefixTables:
@@ -37,6 +38,7 @@ class PrefixTables:
         self._rows: dict = {}  # literal prefix -> the rows satisfying it
         self._tables: dict = {}  # (prefix of q, feature of q) -> tmin, tmax (q, max_b)
         self._packed: dict = {}  # (literals but the last, last feature) -> a rule's packed tables
+        self._extremes: dict = {}  # (literal prefix, feature) -> its smallest and largest bin there
         self._bytes = 0
         self.misses = 0  # tables computed (for the tests and the profile)
 
@@ -45,6 +47,7 @@ class PrefixTables:
             self._rows.clear()
             self._tables.clear()
             self._packed.clear()
+            self._extremes.clear()
             self._bytes = 0
         store[key] = value
         self._bytes += nbytes
@@ -91,3 +94,34 @@ class PrefixTables:
         packed = (np.concatenate(mins), np.concatenate(maxs))
         self._keep(self._packed, key, packed, packed[0].nbytes * 2)
         return packed
+
+    def later_k_without(self, literals: tuple, needed) -> tuple[np.ndarray, np.ndarray]:
+        """For each literal p in ``needed``: the ``K_value`` of the literals after it counted as if
+        p did not restrict the data (``turs._core.kernels._later_k_without``, the model code the
+        authors' search charges a growth that gives p a lower bound), as ``(later_k (k, k),
+        known (k,))``; each literal q's from its feature's extremes over the rows satisfying the
+        literals before it but p, computed once per such prefix."""
+        if not needed:
+            return _NO_LATER
+        k = len(literals)
+        later_k = np.full((k, k), -1, dtype=np.int64)
+        known = np.zeros(k, dtype=np.bool_)
+        data = self.data
+        for p in needed:
+            known[p] = True
+            rest = literals[:p] + literals[p + 1:]
+            for q in range(p + 1, k):
+                f = literals[q][0]
+                prefix = rest[:q - 1]
+                if not prefix:
+                    later_k[p, q] = data.bin_max[f] - data.bin_min[f]
+                    continue
+                ext = self._extremes.get((prefix, f))
+                if ext is None:
+                    rows = self.rows(prefix)
+                    col = data.bins[f][rows]
+                    ext = (int(col.min()), int(col.max())) if rows.size else (0, -1)
+                    self._keep(self._extremes, (prefix, f), ext, 64)
+                if ext[1] >= 0:
+                    later_k[p, q] = ext[1] - ext[0]
+        return later_k, known
