@@ -435,7 +435,8 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
     assert fc.active() is None  # the helper's view of the control does not leak
 
 
-def test_deferred_data_code_gives_the_full_scores_and_the_same_search(monkeypatch):
+@pytest.mark.parametrize("search", ["turs2", "thesis"])
+def test_deferred_data_code_gives_the_full_scores_and_the_same_search(monkeypatch, search):
     """Growths scored with their data-code change deferred, then completed for some of them,
     have those growths' ``r`` and ``L(D, M + S')`` equal to the bit to a full count, and every
     number that does not depend on it (``R``, the local tests, the buckets) at once; a fit that
@@ -456,21 +457,29 @@ def test_deferred_data_code_gives_the_full_scores_and_the_same_search(monkeypatc
         state = RuleSetState(data, state.rules + [rule])
     assert len(state.group_masks) >= 3
     base = empty_rule(data, state)
-    full = score_growths(base, state, 5, "learning_speed", "turs2")
+    full = score_growths(base, state, 5, "learning_speed", search)
     # a base with literals too: the best growth of the empty rule
     for b in (base, full.materialize(int(np.nanargmax(np.where(np.isfinite(full.r), full.r, -np.inf))), data)):
-        full = score_growths(b, state, 5, "learning_speed", "turs2")
-        part = score_growths(b, state, 5, "learning_speed", "turs2", deferred=True)
+        full = score_growths(b, state, 5, "learning_speed", search)
+        part = score_growths(b, state, 5, "learning_speed", search, deferred=True)
         assert part.deferred and not full.deferred
         for name in ("R", "local_test", "aux_local_test", "bucket", "aux_bucket", "model_bits", "counts"):
             assert np.array_equal(getattr(part, name), getattr(full, name)), name
+        # the kernel counted it at once for exactly the growths that pass a local test
+        counted = part._deferred[4]
+        assert np.array_equal(counted, full.local_test | full.aux_local_test)
+        assert 0 < counted.sum() < len(counted)
+        assert np.array_equal(part.r[counted], full.r[counted])
         needed = np.random.default_rng(0).random(len(full.r)) < 0.3
+        assert (needed & counted).any() and (needed & ~counted).any()  # both paths of complete()
         part.complete(needed)
         assert needed.sum() > 3 and not part.deferred
         assert np.array_equal(part.r[needed], full.r[needed])
         assert np.array_equal(part.total_after[needed], full.total_after[needed])
         assert np.all(part.r[~needed] == -np.inf) and np.all(part.total_after[~needed] == np.inf)
 
+    if search == "thesis":
+        return  # the fits below use the default search
     called = []
     complete = growths.Growths.complete
     monkeypatch.setattr(growths.Growths, "complete", lambda self, needed: called.append(1) or complete(self, needed))

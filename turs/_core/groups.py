@@ -9,7 +9,7 @@ from numba import njit
 from .._config import NUMBA_CACHE
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _shared_rule_pairs(g_ptr, g_rules, k_ptr, k_groups, group_counts, min_shared, rules_weight):
     """For each overlap group g (its rules ``g_rules[g_ptr[g]:g_ptr[g + 1]]``; the groups of
     rule k: ``k_groups[k_ptr[k]:k_ptr[k + 1]]``): the class counts of the union of its rules'
@@ -79,7 +79,7 @@ def _local_rule_lists(g_ptr, g_rules, present):
     return ptr, rules
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _union_counts(g_ptr, g_rules, k_ptr, k_groups, group_counts):
     """The class counts of the union of each overlap group's rules' covers: the sum of the counts
     of every group sharing a rule with it, each group once (``_shared_rule_pairs``' union

@@ -15,6 +15,7 @@ that no single jitted call holds the interpreter for long (Ctrl-C is seen betwee
 """
 from __future__ import annotations
 
+import math
 import types
 
 import numpy as np
@@ -33,6 +34,50 @@ BIT_OP_COST = 0.1
 """Cost of one 64-bit word operation of the bit-set build relative to one scattered float
 addition of the list builds, in the per-feature cost model (measured on replayed kernel calls
 of the noisy 5k and 10k fits, see ``docs/performance.md``)."""
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _nll_int(counts_eval, counts_model, log2_int):
+    """``-sum_c e_c log2(m_c / sum m)`` with 0 log 0 = 0, for integer counts, with ``log2`` from
+    the table ``log2_int`` (``log2`` of 0..n): one table lookup instead of a logarithm."""
+    tot = 0
+    for c in range(counts_model.shape[0]):
+        tot += counts_model[c]
+    out = 0.0
+    for c in range(counts_eval.shape[0]):
+        if counts_eval[c] > 0:
+            out -= counts_eval[c] * (log2_int[counts_model[c]] - log2_int[tot])
+    return out
+
+
+@njit(cache=NUMBA_CACHE)
+def _passes_a_local_test(counts, counts_unc, base_counts, base_counts_unc, l_split, log2_int, log2_regret, rest):
+    """Whether a growth with these class counts (on ``S'`` and on ``S' \\ M``) passes the
+    local test of Eq. 3.22 or that of Eq. 3.25, computed as ``_score_candidates`` computes
+    them (the kernel asks for the data-code change of those growths only, see ``need_tested``).
+    ``rest``: a (C,) int64 work buffer."""
+    C = counts.shape[0]
+    nb = 0
+    nbu = 0
+    cov = 0
+    cov_unc = 0
+    for c in range(C):
+        nb += base_counts[c]
+        nbu += base_counts_unc[c]
+        cov += counts[c]
+        cov_unc += counts_unc[c]
+        rest[c] = base_counts[c] - counts[c]
+    nml_base = _nll_int(base_counts, base_counts, log2_int) + log2_regret[nb]
+    nml_split = (_nll_int(counts, counts, log2_int) + log2_regret[cov]
+                 + _nll_int(rest, rest, log2_int) + log2_regret[nb - cov] + l_split)
+    if nml_base > nml_split:
+        return True
+    for c in range(C):
+        rest[c] = base_counts_unc[c] - counts_unc[c]
+    nml_base_unc = _nll_int(base_counts_unc, base_counts_unc, log2_int) + log2_regret[nbu]
+    nml_split_unc = (_nll_int(counts_unc, counts_unc, log2_int) + log2_regret[cov_unc]
+                     + _nll_int(rest, rest, log2_int) + log2_regret[nbu - cov_unc] + l_split)
+    return nml_base_unc > nml_split_unc
 
 
 @njit(cache=NUMBA_CACHE)
@@ -176,8 +221,9 @@ def _slot_interval(f, S, l, h, t, side):
 
 def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
                      union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules,
-                     f_start, f_stop, g_start, g_stop, path, need, valid, new_lo, new_hi, counts, counts_unc,
-                     delta_nll, k_split):
+                     f_start, f_stop, g_start, g_stop, path, need, need_tested, log2_regret, base_counts,
+                     base_counts_unc, log2_d, binary, split_cut_bits, split_extra, valid, new_lo, new_hi, counts,
+                     counts_unc, delta_nll, k_split):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7) on the features
     ``f_start..f_stop-1``, written into ``valid`` .. ``k_split`` (see :func:`_grow_candidates`),
     with the data-code terms of the groups ``g_start..g_stop-1`` only: a feature whose work is
@@ -205,6 +251,13 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     need : (slots,) bool      the slots whose ``delta_nll`` is wanted: the others keep 0, and a
         feature without one skips the groups' work (the union counts and the per-slot loop)
         altogether; the counts of every slot are written whatever ``need`` says
+    need_tested : bool       also count the data-code change of every valid growth that passes
+        a local test (Eq. 3.22 or 3.25, ``_passes_a_local_test``; the only growths a beam can
+        take), marking it in ``need`` (written in place: on return ``need`` says which slots
+        have ``delta_nll``); the local tests need ``log2_regret``, the base's class counts
+        ``base_counts`` and ``base_counts_unc`` (on ``S \\ M``) and ``L_split`` per feature:
+        ``log2_d + split_cut_bits[f] + split_extra`` if ``split_cut_bits`` is not empty, else
+        ``log2_d + log2 max(k_split[f], 1)`` (0 for a ``binary`` feature), as ``_finish_growths``
 
     The counts of a candidate ``S'`` inside the union of group g's rules (per bin, cumulated) are
     ``sum over g's subsets T of sign * |S' in every rule of T| + sum over groups J listing g of
@@ -281,7 +334,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         for slot in range(f * S + 2 * l, f * S + 2 * (h - 1)):
             if need[slot]:
                 wanted = True
-        Gf = Gr if wanted else 0  # the groups' histograms only when the groups' work follows
+        # the groups' histograms only when the groups' work may follow
+        Gf = Gr if wanted or need_tested else 0
         # cumulative histograms: cum[b] = counts of bins < b
         cum_all = np.zeros((nb + 1, C), dtype=np.int64)
         cum_unc = np.zeros((nb + 1, C), dtype=np.int64)
@@ -338,6 +392,20 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 valid[slot] = True
                 new_lo[slot] = a
                 new_hi[slot] = e
+        if need_tested and Gr > 0:
+            if split_cut_bits.shape[0] > 0:
+                l_split = log2_d + split_cut_bits[f] + split_extra
+            elif binary[f]:
+                l_split = log2_d + 0.0
+            else:
+                l_split = log2_d + math.log2(max(k_split[f], 1))
+            rest = np.empty(C, dtype=np.int64)
+            for slot in range(f * S + 2 * l, f * S + 2 * (h - 1)):
+                if valid[slot] and not need[slot] and _passes_a_local_test(
+                        counts[slot], counts_unc[slot], base_counts, base_counts_unc, l_split, log2_int,
+                        log2_regret, rest):
+                    need[slot] = True
+                    wanted = True
         if not wanted:
             continue
         for g in range(Gr):  # group by group: each group's histogram is contiguous
@@ -509,9 +577,14 @@ def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
     return base + union + 4.0 * slots * n_groups * C
 
 
+_NO_LOCAL_TESTS = (np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 0.0,
+                   np.zeros(0, dtype=np.bool_), np.zeros(0), 0.0)
+
+
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
                      sub_ptr, sub_idx, sub_sign, n_sub, log2_int, n_cuts=None, grp_ptr=None, grp_rules=None,
-                     n_rules=0, path=None, max_work=None, between_calls=None, kernel=None, need=None):
+                     n_rules=0, path=None, max_work=None, between_calls=None, kernel=None, need=None,
+                     local_tests=None):
     """Counts of every one-literal growth of a base rule (see ``_grow_chunk_impl``).
 
     Returns valid (slots,) bool, new_lo (slots,), new_hi (slots,), counts (slots, C),
@@ -525,7 +598,10 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     (CSR, rule ids ``< n_rules``), which enable the bit-set build of the union counts;
     ``path``: the build (default ``UNION_BUILD``, the cheapest per feature); ``kernel``: the
     serial or the parallel chunk kernel for every call (default: by the work of the call);
-    ``need``: the slots whose ``delta_nll`` is wanted (``_grow_chunk_impl``; None: all).
+    ``need``: the slots whose ``delta_nll`` is wanted (``_grow_chunk_impl``; None: all);
+    ``local_tests``: ``(log2_regret, base_counts, base_counts_unc, log2_d, binary,
+    split_cut_bits, split_extra)`` to also count it for every growth that passes a local test
+    (``need_tested``); ``need`` then says on return which slots have it.
     Every argument reaches the kernel with the same types whatever the caller passed, so that
     ``turs.warmup`` compiles what the search runs.
     """
@@ -536,6 +612,9 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     out = _outputs(n_bins, C)
     if need is None:
         need = np.ones(out[0].shape[0], dtype=np.bool_)
+    need_tested = local_tests is not None
+    if local_tests is None:
+        local_tests = _NO_LOCAL_TESTS
     if grp_ptr is None or n_rules == 0:
         grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     n_rules = int(n_rules)
@@ -552,7 +631,7 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     n_parts = 1
     if per_feature > max_work and n_rules > 0 and G > 1:
         n_parts = min(G, int(np.ceil(per_feature / max_work)))
-    bounds = np.linspace(0, G, n_parts + 1).round().astype(np.int64)
+    bounds = np.linspace(0, G, n_parts + 1).round().astype(np.int64) if n_parts > 1 else (0, G)
     for f0 in range(0, d, step):
         f1 = min(d, f0 + step)
         work = m * n_cuts * (f1 - f0) / max(d, 1) * (1 + G)
@@ -566,5 +645,5 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 between_calls()
             chunk(bins, y, rows, lo, hi, n_bins, C, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts, sub_ptr,
                   sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules, f0, f1, int(bounds[p]),
-                  int(bounds[p + 1]), path, need, *out)
+                  int(bounds[p + 1]), path, need, need_tested, *local_tests, *out)
     return out

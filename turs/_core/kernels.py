@@ -15,11 +15,11 @@ from numba.typed import Dict
 from .._config import NUMBA_CACHE
 from .refinement import (_pair_extremes, _refinement_from_tables, _refinement_model_bits,  # noqa: F401
                          _refinement_tables, _value_op_bits)
-from .growth_kernel import (MAX_CALL_WORK, PARALLEL_MIN_WORK, _grow_candidates,  # noqa: F401
+from .growth_kernel import (MAX_CALL_WORK, PARALLEL_MIN_WORK, _grow_candidates, _nll_int,  # noqa: F401
                             _grow_candidates_parallel, _grow_candidates_serial, _union_by_bits, _union_by_rows)
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _rows_in_interval(bins_col, rows, a, e):
     """The rows whose bin of one feature lies in ``[a, e)``."""
     out = np.empty(rows.shape[0], dtype=np.int64)
@@ -32,21 +32,7 @@ def _rows_in_interval(bins_col, rows, a, e):
     return out[:k]
 
 
-@njit(cache=NUMBA_CACHE)
-def _nll_int(counts_eval, counts_model, log2_int):
-    """``-sum_c e_c log2(m_c / sum m)`` with 0 log 0 = 0, for integer counts, with ``log2`` from
-    the table ``log2_int`` (``log2`` of 0..n): one table lookup instead of a logarithm."""
-    tot = 0
-    for c in range(counts_model.shape[0]):
-        tot += counts_model[c]
-    out = 0.0
-    for c in range(counts_eval.shape[0]):
-        if counts_eval[c] > 0:
-            out -= counts_eval[c] * (log2_int[counts_model[c]] - log2_int[tot])
-    return out
-
-
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
                       l_split, log2_regret, nll_covered, regret_rules, model_next, total_m,
                       absolute, log2_int, model_score):
@@ -155,7 +141,7 @@ def _localize_groups(group_of, rows, n_groups):
     return present, group_local
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _local_subsets(sub_ptr, sub_idx, sub_sign, present, n_sub):
     """The inclusion-exclusion subset lists of the groups ``present``, with the subsets
     renumbered ``0..n_local-1`` in increasing global order (``np.unique``'s inverse).
@@ -189,7 +175,7 @@ def _local_subsets(sub_ptr, sub_idx, sub_sign, present, n_sub):
     return ptr, idx, sign, n_local
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, n_groups):
     """The pair lists (with their weights) of the groups ``present``, restricted to those
     groups and renumbered locally (CSR ``ptr, idx, w``; order kept)."""
@@ -219,7 +205,7 @@ def _local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, n_groups):
     return ptr, idx, w
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _lenient_value_op_bits(binary, two_sided, k_value, turs2):
     """``L_value_op`` as the authors' code charges it while searching: 0 bits where the literal
     does not split the data it reaches (``_value_op_bits`` is undefined there)."""
@@ -284,7 +270,7 @@ def _later_bits_from_k(lits, p, n_bins, binary, turs2, later_k):
     return total
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max):
     """The code of the literals after literal ``p`` with their ``K_value`` counted as if literal
     ``p`` did not restrict the data (:func:`_later_k_without`, :func:`_later_bits_from_k`)."""
@@ -292,7 +278,7 @@ def _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_ro
                               _later_k_without(bins, lits, p, scan_rows, scan_rows1, bin_min, bin_max))
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum, base_k_values,
                             header_old, bins, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max,
                             later_k_known, later_known):
@@ -493,14 +479,14 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
             split_bits, split_bits_unc, nml_base, nml_base_unc, model_score, l_split)
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _winners_by_score(best, score):
     """The buckets' winners ``best`` (-1: empty bucket), best score first (ties: lower index)."""
     chosen = np.sort(best[best >= 0])
     return chosen[np.argsort(-score[chosen], kind="mergesort")]
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _best_per_bucket(score, bucket, eligible, n_buckets):
     """Diverse patience (Eq. 3.23): the best eligible candidate with a finite score in each
     bucket ``0..n_buckets-1`` (ties: the lowest index), ordered by score, best first (ties:
@@ -515,7 +501,7 @@ def _best_per_bucket(score, bucket, eligible, n_buckets):
     return _winners_by_score(best, score)
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _same_cover(bins, rows, f1, lo1, hi1, f2, lo2, hi2):
     """Whether two one-literal growths of one base rule (literal ``f in [lo, hi)`` on the base's
     ``rows``) cover the same rows."""
@@ -528,7 +514,7 @@ def _same_cover(bins, rows, f1, lo1, hi1, f2, lo2, hi2):
     return True
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _best_per_bucket_first_cover(score, bucket, eligible, n_buckets, cov, feat, lo, hi, bins, rows):
     """``_best_per_bucket`` as the authors' beam fills a bucket: the candidates in their order of
     generation (feature, cut, ``<`` before ``>=``); one that covers the same rows as the bucket's
@@ -554,7 +540,7 @@ MAX_SUBSET_RULES = 12
 _SUBSET_KEY = nbtypes.UniTuple(nbtypes.int64, MAX_SUBSET_RULES)
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _group_subsets(masks):
     """CSR lists of the non-empty rule subsets ``T`` of each overlap group, numbered across
     groups in order of first appearance, with the inclusion-exclusion sign ``(-1)^(|T|+1)``.

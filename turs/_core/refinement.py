@@ -25,7 +25,7 @@ NO_BIN = 1 << 30
 """``tmin`` of a bin of literal p's feature that no row of q's subspace has (``tmax``: -1)."""
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _value_op_bits(binary, two_sided, k_value, turs2):
     """``L_value_op`` of Eq. 3.15/3.16 (see ``turs.mdl.literal_value_op_bits``; ``turs2``: the
     authors' implementation's code, without form and operator bits); -1 if undefined."""
@@ -165,7 +165,7 @@ def _refinement_from_tables(tmin, tmax, lits, base_vo, k_values, binary, n_bins,
     return model, value_op, ok, new_k, new_vo
 
 
-@njit(cache=NUMBA_CACHE)
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _refinement_model_bits(bins, lits, base_vo, k_values, binary, n_bins, cand_feat, cand_lo,
                            cand_hi, header, turs2, scan_rows):
     """:func:`_refinement_from_tables` with the tables from one scan of ``scan_rows``

@@ -124,7 +124,9 @@ only for the growths a beam can take: those the main beam may consider (its loca
 the policy's and the user's masks) and the auxiliary beam's proposals, whose ``r`` the final
 pick reads (``Growths.complete``). Those growths get the very numbers of a full count, so
 the search is the same step for step; off when a trace is recorded (it shows every growth's
-numbers) and with ``local_test_fallback`` (it reads every growth's score)."""
+numbers), with ``local_test_fallback`` (it reads every growth's score) and without the local
+test (every growth is eligible). The kernel counts it at once for the growths that pass a
+local test; a second call counts the others a beam can take (``Growths.complete``)."""
 
 
 def base_proposals(base: Candidate, state: RuleSetState, settings: SearchSettings, policy, aux_on: bool,
@@ -208,7 +210,8 @@ def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchR
             recorder.start_iteration(it)
         at_limit = 0  # bases with max_rule_length literals: not grown
         grown = [base for base in bases if limit is None or len(base.literals) < limit]
-        deferred = DEFER_DATA_CODE and recorder is None and not settings.local_test_fallback
+        deferred = (DEFER_DATA_CODE and recorder is None and settings.use_local_test
+                    and not settings.local_test_fallback)
         scored = iter(score_bases(grown, state, settings, policy, aux_on, constraints, require, deferred))
         for base in bases:
             if limit is not None and len(base.literals) >= limit:

@@ -113,11 +113,12 @@ class Growths:
         undeferred call does, to the bit (the same kernel loop and the same
         ``_score_candidates``); the other growths get ``r = -inf`` and ``total_after = inf``.
         ``R``, the local tests and the buckets are unchanged."""
-        kernel_args, kernel_opts, n_slots, slots, model_score, l_split, score_args = self._deferred
+        kernel_args, kernel_opts, n_slots, slots, counted, model_score, l_split, score_args = self._deferred
         self._deferred = None
-        idx = np.flatnonzero(needed)
-        self.r = np.full(len(self.feat), -np.inf)
-        self.total_after = np.full(len(self.feat), np.inf)
+        keep = needed & counted  # scored on their full data-code change already
+        self.r = np.where(keep, self.r, -np.inf)
+        self.total_after = np.where(keep, self.total_after, np.inf)
+        idx = np.flatnonzero(needed & ~counted)
         if idx.size == 0:
             return
         need = np.zeros(n_slots, dtype=np.bool_)
@@ -171,10 +172,10 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     ``serial``: the growth kernel's serial variant for every call (a helper thread that
     scores one of several bases at once, see :func:`turs.search.beam.score_bases`).
 
-    ``deferred``: count the growths and score all but their data-code change on the rows ``M``
-    covers (``delta``, the overlap groups' part and most of the kernel's work); ``r`` and
-    ``L(D, M + S')`` (``total_after``) then hold 0 for it until :meth:`Growths.complete`
-    counts it for the growths that need it. ``R``, the local tests, the model code and the
+    ``deferred``: count the data-code change on the rows ``M`` covers (``delta``, the overlap
+    groups' part and most of the kernel's work) only for the growths that pass a local test;
+    ``r`` and ``L(D, M + S')`` (``total_after``) of the others hold 0 for it until
+    :meth:`Growths.complete` counts it for those that need it. ``R``, the local tests, the model code and the
     buckets do not depend on it and are final at once."""
     data = state.data
     d = data.d
@@ -190,18 +191,22 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
                    state.K)
     kernel_opts = dict(path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
                        kernel=_grow_chunk_serial if serial else None)
+    k = len(base.literals)
+    base_counts = base.counts.astype(np.int64, copy=False)
+    base_unc = base.counts_uncovered.astype(np.int64, copy=False)
+    split_code = data.split_code(k, search)
+    need = np.zeros(n_slots(data.n_bins), dtype=np.bool_) if deferred else None
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        *kernel_args, **kernel_opts, need=np.zeros(n_slots(data.n_bins), dtype=np.bool_) if deferred else None)
+        *kernel_args, **kernel_opts, need=need,
+        local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
+        if deferred else None)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
-    k = len(base.literals)
     header_old, header_new = data.header_bits(k)
     base_vo = np.asarray(base.value_ops, dtype=float)
     lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
     scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
     turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
-    base_counts = base.counts.astype(np.int64, copy=False)
-    base_unc = base.counts_uncovered.astype(np.int64, copy=False)
     else_counts = state.else_counts.astype(np.int64, copy=False)
     (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
      total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
@@ -210,7 +215,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
         header_old, data.turs2, scan_rows, data.log2_d, base_counts, base_unc, else_counts, data.log2_regret,
         state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
-        beam_width, *data.split_code(k, search), data.log2_int, turs2,
+        beam_width, *split_code, data.log2_int, turs2,
         data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
         _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
         *data.prefix_tables.tables(base.literals),
@@ -225,7 +230,8 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
                 splits if turs2 else None, split_bits, split_bits_unc, float(nml_base), float(nml_base_unc))
     g._k_new = k_split
     if deferred:
-        g._deferred = (kernel_args, kernel_opts, len(valid), np.flatnonzero(valid), model_score, l_split, (
+        slots = np.flatnonzero(valid)
+        g._deferred = (kernel_args, kernel_opts, len(valid), slots, need[slots], model_score, l_split, (
             base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
             state.model_next, state.total, score == "absolute", data.log2_int))
     return g
@@ -243,10 +249,12 @@ def _lower_bound_growths(base: Candidate, valid: np.ndarray, data: SearchData) -
     return [p for p, (j, a, _) in enumerate(lits[:-1]) if a == 0 and per_feature[j, 1::2].any()]
 
 
-DEFER_MIN_GROUPS = 128
-"""Overlap groups in a base's cover from which ``deferred=True`` defers the data-code change:
-with fewer, the groups' work is cheaper than the second kernel call (chess and car were 5-10%
-slower deferring from 64 groups)."""
+DEFER_MIN_GROUPS = 1
+"""Overlap groups in a base's cover from which ``deferred=True`` defers the data-code change
+(without groups there is none to count). The kernel counts it at once for the growths that
+pass a local test (``need_tested``), so a second kernel call is needed only for a growth a
+beam can take without one (the authors' search's auxiliary proposals, a user's mask never
+adds any)."""
 
 
 TURS2_MIN_SPLIT = 2
