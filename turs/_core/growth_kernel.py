@@ -577,6 +577,14 @@ def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
     return base + union + 4.0 * slots * n_groups * C
 
 
+def _read_only(value):
+    """An array as a read-only view (other values as they are)."""
+    if isinstance(value, np.ndarray) and value.flags.writeable:
+        value = value.view()
+        value.flags.writeable = False
+    return value
+
+
 _NO_LOCAL_TESTS = (np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 0.0,
                    np.zeros(0, dtype=np.bool_), np.zeros(0), 0.0)
 
@@ -613,8 +621,9 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     if need is None:
         need = np.ones(out[0].shape[0], dtype=np.bool_)
     need_tested = local_tests is not None
-    if local_tests is None:
-        local_tests = _NO_LOCAL_TESTS
+    # read-only views: the search's regret table is read-only, and numba compiles a kernel
+    # per array flag (a long compile would hold up Ctrl-C)
+    local_tests = tuple(_read_only(v) for v in (_NO_LOCAL_TESTS if local_tests is None else local_tests))
     if grp_ptr is None or n_rules == 0:
         grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     n_rules = int(n_rules)
