@@ -31,10 +31,12 @@ class PrefixTables:
     (a :class:`turs.search.state.SearchData`); safe to call from the scoring threads (a
     table two threads miss at once is computed twice, with the same result)."""
 
-    def __init__(self, data, cache_bytes: int = CACHE_BYTES):
-        self.data = data
+    def __init__(self, data, cache_bytes: int | None = None):
+        # the data's arrays, not the data: no reference cycle, so the caches go with the fit
+        self.bins, self.bin_min, self.bin_max = data.bins, data.bin_min, data.bin_max
+        self._rows_by_bin, self._bin_ptr = data.rows_by_bin, data.bin_ptr
         self.max_b = int(data.n_bins.max(initial=1))
-        self.cache_bytes = cache_bytes
+        self.cache_bytes = CACHE_BYTES if cache_bytes is None else cache_bytes
         self._rows: dict = {}  # literal prefix -> the rows satisfying it
         self._tables: dict = {}  # (prefix of q, feature of q) -> tmin, tmax (q, max_b)
         self._packed: dict = {}  # (literals but the last, last feature) -> a rule's packed tables
@@ -62,10 +64,11 @@ class PrefixTables:
         """The rows satisfying every literal of ``prefix`` (at least one)."""
         out = self._rows.get(prefix)
         if out is None:
-            if len(prefix) == 1:
-                return self.data.rows_in_bins(*prefix[0])  # a view of the data's bin order
+            if len(prefix) == 1:  # a view of the data's rows in bin order
+                j, a, b = prefix[0]
+                return self._rows_by_bin[j, self._bin_ptr[j, a]:self._bin_ptr[j, b]]
             j, a, b = prefix[-1]
-            out = _rows_in_interval(self.data.bins[j], self.rows(prefix[:-1]), a, b)
+            out = _rows_in_interval(self.bins[j], self.rows(prefix[:-1]), a, b)
             self._keep(self._rows, prefix, out, out.nbytes)
         return out
 
@@ -86,7 +89,7 @@ class PrefixTables:
             ent = self._tables.get(qkey)
             if ent is None:
                 feats = np.array([lit[0] for lit in literals[:q]], dtype=np.int64)
-                ent = _pair_extremes(self.data.bins, feats, literals[q][0], self.rows(literals[:q]), self.max_b)
+                ent = _pair_extremes(self.bins, feats, literals[q][0], self.rows(literals[:q]), self.max_b)
                 self.misses += 1
                 self._keep(self._tables, qkey, ent, ent[0].nbytes * 2)
             mins.append(ent[0])
@@ -106,7 +109,6 @@ class PrefixTables:
         k = len(literals)
         later_k = np.full((k, k), -1, dtype=np.int64)
         known = np.zeros(k, dtype=np.bool_)
-        data = self.data
         for p in needed:
             known[p] = True
             rest = literals[:p] + literals[p + 1:]
@@ -114,12 +116,12 @@ class PrefixTables:
                 f = literals[q][0]
                 prefix = rest[:q - 1]
                 if not prefix:
-                    later_k[p, q] = data.bin_max[f] - data.bin_min[f]
+                    later_k[p, q] = self.bin_max[f] - self.bin_min[f]
                     continue
                 ext = self._extremes.get((prefix, f))
                 if ext is None:
                     rows = self.rows(prefix)
-                    col = data.bins[f][rows]
+                    col = self.bins[f][rows]
                     ext = (int(col.min()), int(col.max())) if rows.size else (0, -1)
                     self._keep(self._extremes, (prefix, f), ext, 64)
                 if ext[1] >= 0:
