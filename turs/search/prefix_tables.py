@@ -26,6 +26,13 @@ _NO_TABLES = np.zeros((0, 0), dtype=np.int64)
 _NO_LATER = (_NO_TABLES, np.zeros(0, dtype=np.bool_))
 
 
+def rows_in_bins(rows_by_bin: np.ndarray, bin_ptr: np.ndarray, j: int, a: int, b: int) -> np.ndarray:
+    """The rows whose bin of feature ``j`` lies in ``[a, b)``, in bin order: a view of
+    ``rows_by_bin`` (the rows sorted by their bin of each feature, ``bin_ptr`` where each bin
+    starts), the cover of the one-literal rule ``(j, a, b)``."""
+    return rows_by_bin[j, bin_ptr[j, a]:bin_ptr[j, b]]
+
+
 class PrefixTables:
     """The refinement tables and the prefix covers of one fit's training data
     (a :class:`turs.search.state.SearchData`); safe to call from the scoring threads (a
@@ -64,9 +71,8 @@ class PrefixTables:
         """The rows satisfying every literal of ``prefix`` (at least one)."""
         out = self._rows.get(prefix)
         if out is None:
-            if len(prefix) == 1:  # a view of the data's rows in bin order
-                j, a, b = prefix[0]
-                return self._rows_by_bin[j, self._bin_ptr[j, a]:self._bin_ptr[j, b]]
+            if len(prefix) == 1:
+                return rows_in_bins(self._rows_by_bin, self._bin_ptr, *prefix[0])
             j, a, b = prefix[-1]
             out = _rows_in_interval(self.bins[j], self.rows(prefix[:-1]), a, b)
             self._keep(self._rows, prefix, out, out.nbytes)

@@ -14,7 +14,7 @@ from .._core.groups import _local_rule_lists, _shared_rule_pairs, group_union_co
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
-from .prefix_tables import PrefixTables
+from .prefix_tables import PrefixTables, rows_in_bins
 
 # ------------------------------------------------------------------------------ data
 @dataclass
@@ -73,8 +73,8 @@ class SearchData:
         return out
 
     def rows_in_bins(self, j: int, a: int, b: int) -> np.ndarray:
-        """The rows whose bin of feature ``j`` lies in ``[a, b)`` (in no particular order)."""
-        return self.rows_by_bin[j, self.bin_ptr[j, a]:self.bin_ptr[j, b]]
+        """The rows whose bin of feature ``j`` lies in ``[a, b)`` (in bin order)."""
+        return rows_in_bins(self.rows_by_bin, self.bin_ptr, j, a, b)
 
 
 
