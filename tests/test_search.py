@@ -466,7 +466,7 @@ def test_deferred_data_code_gives_the_full_scores_and_the_same_search(monkeypatc
         for name in ("R", "local_test", "aux_local_test", "bucket", "aux_bucket", "model_bits", "counts"):
             assert np.array_equal(getattr(part, name), getattr(full, name)), name
         # the kernel counted it at once for exactly the growths that pass a local test
-        counted = part._deferred[4]
+        counted = part._deferred.counted
         assert np.array_equal(counted, full.local_test | full.aux_local_test)
         assert 0 < counted.sum() < len(counted)
         assert np.array_equal(part.r[counted], full.r[counted])

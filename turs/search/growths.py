@@ -5,6 +5,7 @@ one-literal growths of one base rule, scored by the kernels (:class:`Growths`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -19,6 +20,20 @@ BETWEEN_KERNEL_CALLS = checkpoint
 into calls of bounded work, ``turs._core.growth_kernel.MAX_CALL_WORK``): a hook for a progress
 bar or for stopping a fit, e.g. by raising. Default :func:`turs._fit_control.checkpoint`: a
 Ctrl-C pressed during a fit raises ``KeyboardInterrupt`` there; a no-op outside a fit. None: nothing."""
+
+
+class DeferredCount(NamedTuple):
+    """What :meth:`Growths.complete` needs to count the data-code change of growths scored
+    with ``score_growths(deferred=True)``: the growth kernel's call and the scores' inputs."""
+
+    kernel_args: tuple  # the growth kernel's positional arguments
+    kernel_opts: dict  # and its keyword arguments (but ``need``)
+    n_slots: int  # the kernel's candidate slots
+    slots: np.ndarray  # each growth's slot
+    counted: np.ndarray  # bool per growth: its change was counted at once (it passes a local test)
+    model_score: np.ndarray  # the model code ``r`` uses, per growth
+    l_split: np.ndarray  # ``L_split`` per growth
+    score_args: tuple  # ``_score_candidates``' arguments shared by the growths
 
 
 @dataclass
@@ -100,7 +115,7 @@ class Growths:
     nml_base: float = 0.0  # Eq. 3.22 without the split: -log2 P_NML(y^S), the base's
     nml_base_unc: float = 0.0  # Eq. 3.25 without the split: on S \ M
     offset: int = 0  # growths of the earlier bases of the same iteration (the trace's ids)
-    _deferred: tuple | None = None  # what complete() needs (score_growths(deferred=True))
+    _deferred: DeferredCount | None = None  # what complete() needs (score_growths(deferred=True))
 
     @property
     def deferred(self) -> bool:
@@ -113,20 +128,20 @@ class Growths:
         undeferred call does, to the bit (the same kernel loop and the same
         ``_score_candidates``); the other growths get ``r = -inf`` and ``total_after = inf``.
         ``R``, the local tests and the buckets are unchanged."""
-        kernel_args, kernel_opts, n_slots, slots, counted, model_score, l_split, score_args = self._deferred
-        self._deferred = None
+        todo, self._deferred = self._deferred, None
+        counted, slots = todo.counted, todo.slots
         keep = needed & counted  # scored on their full data-code change already
         self.r = np.where(keep, self.r, -np.inf)
         self.total_after = np.where(keep, self.total_after, np.inf)
         idx = np.flatnonzero(needed & ~counted)
         if idx.size == 0:
             return
-        need = np.zeros(n_slots, dtype=np.bool_)
+        need = np.zeros(todo.n_slots, dtype=np.bool_)
         need[slots[idx]] = True
-        delta = _grow_candidates(*kernel_args, **kernel_opts, need=need)[5]
+        delta = _grow_candidates(*todo.kernel_args, **todo.kernel_opts, need=need)[5]
         total_after, r = _score_candidates(
-            self.counts[idx], self.counts_unc[idx], delta[slots[idx]], self.model_bits[idx], *score_args[:3],
-            l_split[idx], *score_args[3:], model_score[idx])[:2]
+            self.counts[idx], self.counts_unc[idx], delta[slots[idx]], self.model_bits[idx], *todo.score_args[:3],
+            todo.l_split[idx], *todo.score_args[3:], todo.model_score[idx])[:2]
         self.r[idx] = r
         self.total_after[idx] = total_after
 
@@ -231,7 +246,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     g._k_new = k_split
     if deferred:
         slots = np.flatnonzero(valid)
-        g._deferred = (kernel_args, kernel_opts, len(valid), slots, need[slots], model_score, l_split, (
+        g._deferred = DeferredCount(kernel_args, kernel_opts, len(valid), slots, need[slots], model_score, l_split, (
             base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
             state.model_next, state.total, score == "absolute", data.log2_int))
     return g
