@@ -406,6 +406,67 @@ def growth_exponent(n, t) -> float:
     return float(np.polyfit(np.log(n[ok]), np.log(t[ok]), 1)[0])
 
 
+LABEL_OFFSETS = ((6, 4), (6, -14), (-6, 4), (-6, -14), (0, 10), (0, -20))
+"""Where a point's label may go, in points from the point, in order of preference; x > 0: the
+label starts there, x < 0: it ends there, x = 0: it is centred."""
+
+
+def _drawn_points(ax, step_px: float = 3.0):
+    """The axes' markers and points along its lines (every ``step_px`` pixels), in pixels."""
+    import numpy as np
+
+    marks, along = [np.zeros((0, 2))], [np.zeros((0, 2))]
+    for ln in ax.get_lines():
+        xy = ln.get_transform().transform(ln.get_xydata())
+        if ln.get_marker() not in (None, "None", "", " "):
+            marks.append(xy)
+        if ln.get_linestyle() not in ("None", "", " "):
+            for p, q in zip(xy[:-1], xy[1:]):
+                k = max(int(np.hypot(*(q - p)) / step_px), 1)
+                along.append(p + np.linspace(0, 1, k + 1)[:, None] * (q - p))
+    return np.concatenate(marks), np.concatenate(along)
+
+
+def place_labels(fig, labels) -> None:
+    """Annotate each ``(axes, (x, y), text)`` at the offset of ``LABEL_OFFSETS`` whose text box
+    stays inside its axes and covers the fewest markers, lines and earlier labels, and is not
+    nearer another marker than its own point (the first such offset on a tie): a greedy
+    placement, measured on the drawn figure."""
+    import numpy as np
+
+    renderer = fig.canvas.get_renderer()
+    boxes = {}  # axes -> the boxes of the labels placed so far
+    drawn = {}
+    for ax, xy, text in labels:
+        if ax not in drawn:
+            drawn[ax] = _drawn_points(ax)
+        marks, along = drawn[ax]
+        own = ax.transData.transform([xy])[0]
+        others = marks[np.hypot(*(marks - own).T) > 1]
+        inside = ax.get_window_extent(renderer)
+        best = None
+        for dx, dy in LABEL_OFFSETS:
+            ha = "left" if dx > 0 else "right" if dx < 0 else "center"
+            ann = ax.annotate(text, xy, textcoords="offset points", xytext=(dx, dy), ha=ha)
+            box = ann.get_window_extent(renderer)
+            ann.remove()
+
+            def gap(pts):  # each point's distance (pixels) to the box
+                return np.hypot(np.clip(box.x0 - pts[:, 0], 0, None) + np.clip(pts[:, 0] - box.x1, 0, None),
+                                np.clip(box.y0 - pts[:, 1], 0, None) + np.clip(pts[:, 1] - box.y1, 0, None))
+
+            cost = 3.0 * np.sum(gap(others) < 6) + min(0.2 * np.sum(gap(along) < 1), 2.5)
+            cost += 3.0 * sum(box.overlaps(b.padded(10)) for b in boxes.get(ax, []))
+            cost += 4.0 * bool(len(others) and gap(others).min() < gap(own[None])[0])  # whose label is it?
+            cost += 10.0 * (not (inside.x0 <= box.x0 and box.x1 <= inside.x1
+                                 and inside.y0 <= box.y0 and box.y1 <= inside.y1))
+            if best is None or cost < best[0] - 1e-9:
+                best = (cost, dx, dy, ha, box)
+        _, dx, dy, ha, box = best
+        ax.annotate(text, xy, textcoords="offset points", xytext=(dx, dy), ha=ha)
+        boxes.setdefault(ax, []).append(box)
+
+
 def plot_scaling(df, out_dir: Path):
     """``figures/scaling.png`` from the table ``scaling()`` measured (``figures/scaling.csv``),
     drawn with the project's style (``turs.style``: Okabe-Ito colours, 11-pt text, 150 dpi): fit
@@ -431,6 +492,7 @@ def plot_scaling(df, out_dir: Path):
     budget = ok[ok.algo == "turs-budget"].sort_values("n")
     ok = ok[ok.algo != "turs-budget"]
     fig, axes = plt.subplots(1, 3, figsize=(13.3, 6.4))
+    labels = []  # (axes, point, text): placed once the axes are final, clear of the markers
     noisy = ok[ok.data.str.startswith("noisy")]
     real = ok[~ok.data.str.startswith("noisy")]
     sampled = (ok["sampled"].astype(str) == "True") if "sampled" in ok else pd.Series(False, index=ok.index)
@@ -453,24 +515,15 @@ def plot_scaling(df, out_dir: Path):
         ks = growth_exponent(g.n, g.search_median_s)
         axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
                        label=f"linear in n (all TURS noisy points: n^{ks:.2f})")
-        last_exact = g.n[~sampled[g.index]].max()
-        for _, r in g.iterrows():  # exact-search labels above left of their points, but the last;
-            left = r.n < last_exact  # the others right (clear of the dataset squares around 2e4)
-            axes[0].annotate(f"{int(r.rules)} rules", (r.n, r.fit_s), textcoords="offset points",
-                             xytext=(-5, 9) if left else (7, -4), ha="right" if left else "left")
+        for _, r in g.iterrows():
+            labels.append((axes[0], (r.n, r.fit_s), f"{int(r.rules)} rules"))
     for algo, g in real.groupby("algo"):
         axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")
         if algo == "turs":
             axes[1].loglog(g.n, g.search_median_s, "s", color=colours["turs"], mfc="none", label="TURS datasets")
-            placed = []  # a label whose point is near an earlier one goes below its point
             for _, r in g.sort_values("n").iterrows():
-                near = any(abs(np.log(r.n / n0)) < 0.3 and abs(np.log(r.search_median_s / t0)) < 0.3
-                           for n0, t0 in placed)
-                left = r.n > 1e5  # labels of the largest datasets left of their points, inside the axes
-                axes[1].annotate(r.data + (" (sampled)" if str(r.get("sampled")) == "True" else ""),
-                                 (r.n, r.search_median_s), textcoords="offset points",
-                                 xytext=((-4 if left else 4), (-14 if near else 2)), ha="right" if left else "left")
-                placed.append((r.n, r.search_median_s))
+                labels.append((axes[1], (r.n, r.search_median_s),
+                               r.data + (" (sampled)" if str(r.get("sampled")) == "True" else "")))
             low, high = axes[1].get_ylim()
             axes[1].set_ylim(min(low, g.search_median_s.min() / 2.5), high)  # room for a label below the lowest
     if len(budget):  # where the full fit timed out: the searches begun within max_time
@@ -499,7 +552,10 @@ def plot_scaling(df, out_dir: Path):
     else:
         axes[2].text(0.5, 0.5, "not measured\n(--scaling-quick)", ha="center", va="center", transform=axes[2].transAxes)
     axes[2].set(xlabel="number of features d\n(first d columns)", ylabel="fit seconds", title="fit time against d")
+    lo, hi = axes[0].get_xlim()
+    axes[0].set_xlim(lo, hi * 2.5)  # room for the labels of the largest n, right of their points
     fig.tight_layout()
+    place_labels(fig, labels)
     style.save(fig, out_dir, "scaling", formats=("png",))
     plt.close(fig)
     cols = [c for c in ["data", "algo", "n", "d", "fit_s", "target_s", "budget_s", "searches", "search_median_s",
