@@ -163,13 +163,14 @@ def _popcount(x):
 def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
     """``cum_union`` (G, nb + 1, C) built with bit sets: the covered rows of the base are put in
     (class, bin) order, each rule of ``M`` gets the bit set of its rows in that order, the union
-    of group g's rules (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``) is the OR of its rules' sets,
-    and its count of class c in bins ``< b`` the set bits before the start of segment (c, b)
-    minus those before (c, 0): two rank queries (popcounts of the words before a position,
-    cumulated once per group, plus one masked word). Work: the rows' rules, plus per group its
-    rules x (covered rows / 64) words and one rank query per (bin, class): no list that grows
-    with the groups. ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see
-    ``_grow_chunk_impl``)."""
+    of group g's rules (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``, in increasing order) is the OR
+    of its rules' sets, built as a trie (a group ORs only the rules after the ones it shares with
+    the group before it), and its count of class c in bins ``< b`` the set bits before the start
+    of segment (c, b) minus those before (c, 0): two rank queries (popcounts of the words before
+    a position, cumulated once per group, plus one masked word). Work: the rows' rules, plus per
+    group its rules outside the shared prefix x (covered rows / 64) words, the popcounts of its
+    words and one rank query per (bin, class): no list that grows with the groups.
+    ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see ``_grow_chunk_impl``)."""
     G, nb1, C = cum_union.shape
     nb = nb1 - 1
     n_seg = nb * C
@@ -197,28 +198,46 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
         w = p >> 6
         for a in range(grp_ptr[J], grp_ptr[J + 1]):
             sets[grp_rules[a], w] |= bit
-    acc = np.zeros(n_words + 1, dtype=np.uint64)  # one spare word: a rank query at mc
+    # the unions as a trie over the groups' rule lists: the groups come in the order of their
+    # rule patterns, so groups that share their first q rules are consecutive, and level q of
+    # ``acc`` (the OR of a group's first q + 1 rules) serves all of them; a group ORs only the
+    # rules after the prefix it shares with the group before (0.37-0.39 of all its rules'
+    # words on magic and the noisy 20k set)
+    depth = 1
+    for g in range(g_start, g_start + G):
+        depth = max(depth, grp_ptr[g + 1] - grp_ptr[g])
+    acc = np.zeros((depth, n_words + 1), dtype=np.uint64)  # one spare word: a rank query at mc
     before = np.zeros(n_words + 1, dtype=np.int64)  # set bits in the words before w
+    prev0 = 0
+    prev_len = 0  # the rule list of the last group built (acc's levels 0..prev_len-1 hold it)
     for g in range(G):
         gg = g + g_start
         a0 = grp_ptr[gg]
-        if a0 == grp_ptr[gg + 1]:
+        n_g = grp_ptr[gg + 1] - a0
+        if n_g == 0:
             continue
-        k0 = grp_rules[a0]
+        q0 = 0
+        while q0 < n_g and q0 < prev_len and grp_rules[a0 + q0] == grp_rules[prev0 + q0]:
+            q0 += 1
+        for q in range(q0, n_g):
+            k = grp_rules[a0 + q]
+            if q == 0:
+                for w in range(n_words):
+                    acc[0, w] = sets[k, w]
+            else:
+                for w in range(n_words):
+                    acc[q, w] = acc[q - 1, w] | sets[k, w]
+        prev0 = a0
+        prev_len = n_g
+        top = acc[n_g - 1]
         for w in range(n_words):
-            acc[w] = sets[k0, w]
-        for a in range(a0 + 1, grp_ptr[gg + 1]):
-            k = grp_rules[a]
-            for w in range(n_words):
-                acc[w] |= sets[k, w]
-        for w in range(n_words):
-            before[w + 1] = before[w] + _popcount(acc[w])
+            before[w + 1] = before[w] + _popcount(top[w])
         for c in range(C):
             p0 = off[c * nb]
-            rank0 = before[p0 >> 6] + _popcount(acc[p0 >> 6] & ((one << np.uint64(p0 & 63)) - one))
+            rank0 = before[p0 >> 6] + _popcount(top[p0 >> 6] & ((one << np.uint64(p0 & 63)) - one))
             for b in range(1, nb + 1):
                 p = off[c * nb + b]
-                rank = before[p >> 6] + _popcount(acc[p >> 6] & ((one << np.uint64(p & 63)) - one))
+                rank = before[p >> 6] + _popcount(top[p >> 6] & ((one << np.uint64(p & 63)) - one))
                 cum_union[g, b, c] = rank - rank0
 
 
