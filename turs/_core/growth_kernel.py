@@ -50,31 +50,14 @@ def _nll_int(counts_eval, counts_model, log2_int):
     return out
 
 
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _nml_without_split(base_counts, n_base, log2_int, log2_regret):
-    """The local test's code length of the base without the split (Eq. 3.22; Eq. 3.25 with
-    the counts on ``S \\ M``): the NML code of the base's ``n_base`` rows."""
-    return _nll_int(base_counts, base_counts, log2_int) + log2_regret[n_base]
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _nml_split(counts, base_counts, n_covered, n_base, l_split, log2_int, log2_regret, rest):
-    """The local test's code length with the split (Eq. 3.22; Eq. 3.25 with the counts on
-    ``S \\ M``): the NML codes of the growth's ``n_covered`` rows and of the base's other rows,
-    plus ``L_split``. The one expression both the growth kernel's test and
-    ``_score_candidates`` use. ``rest``: a (C,) int64 work buffer."""
-    for c in range(counts.shape[0]):
-        rest[c] = base_counts[c] - counts[c]
-    return (_nll_int(counts, counts, log2_int) + log2_regret[n_covered]
-            + _nll_int(rest, rest, log2_int) + log2_regret[n_base - n_covered] + l_split)
-
-
 @njit(cache=NUMBA_CACHE)
 def _passes_a_local_test(counts, counts_unc, base_counts, base_counts_unc, l_split, log2_int, log2_regret, rest):
     """Whether a growth with these class counts (on ``S'`` and on ``S' \\ M``) passes the
-    local test of Eq. 3.22 or that of Eq. 3.25, as ``_score_candidates`` decides it (the
-    kernel asks for the data-code change of those growths only, see ``need_tested``).
-    ``rest``: a (C,) int64 work buffer."""
+    local test of Eq. 3.22 or that of Eq. 3.25, computed as ``_score_candidates`` computes
+    them (the kernel asks for the data-code change of those growths only, see ``need_tested``).
+    ``rest``: a (C,) int64 work buffer. The expression is written twice on purpose: a shared
+    helper called from ``_score_candidates``' per-growth loop made the avila fit 10% slower
+    (2026-11-26); ``tests/test_search.py`` checks that both give the same growths."""
     C = counts.shape[0]
     nb = 0
     nbu = 0
@@ -85,11 +68,18 @@ def _passes_a_local_test(counts, counts_unc, base_counts, base_counts_unc, l_spl
         nbu += base_counts_unc[c]
         cov += counts[c]
         cov_unc += counts_unc[c]
-    if (_nml_without_split(base_counts, nb, log2_int, log2_regret)
-            > _nml_split(counts, base_counts, cov, nb, l_split, log2_int, log2_regret, rest)):
+        rest[c] = base_counts[c] - counts[c]
+    nml_base = _nll_int(base_counts, base_counts, log2_int) + log2_regret[nb]
+    nml_split = (_nll_int(counts, counts, log2_int) + log2_regret[cov]
+                 + _nll_int(rest, rest, log2_int) + log2_regret[nb - cov] + l_split)
+    if nml_base > nml_split:
         return True
-    return (_nml_without_split(base_counts_unc, nbu, log2_int, log2_regret)
-            > _nml_split(counts_unc, base_counts_unc, cov_unc, nbu, l_split, log2_int, log2_regret, rest))
+    for c in range(C):
+        rest[c] = base_counts_unc[c] - counts_unc[c]
+    nml_base_unc = _nll_int(base_counts_unc, base_counts_unc, log2_int) + log2_regret[nbu]
+    nml_split_unc = (_nll_int(counts_unc, counts_unc, log2_int) + log2_regret[cov_unc]
+                     + _nll_int(rest, rest, log2_int) + log2_regret[nbu - cov_unc] + l_split)
+    return nml_base_unc > nml_split_unc
 
 
 @njit(cache=NUMBA_CACHE)

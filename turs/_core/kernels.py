@@ -16,8 +16,7 @@ from .._config import NUMBA_CACHE
 from .refinement import (_pair_extremes, _refinement_from_tables, _refinement_model_bits,  # noqa: F401
                          _refinement_tables, _value_op_bits)
 from .growth_kernel import (MAX_CALL_WORK, PARALLEL_MIN_WORK, _grow_candidates, _nll_int,  # noqa: F401
-                            _grow_candidates_parallel, _grow_candidates_serial, _nml_split, _nml_without_split,
-                            _union_by_bits, _union_by_rows)
+                            _grow_candidates_parallel, _grow_candidates_serial, _union_by_bits, _union_by_rows)
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -66,8 +65,8 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
     for c in range(C):
         nb += base_counts[c]
         nbu += base_counts_unc[c]
-    nml_base = _nml_without_split(base_counts, nb, log2_int, log2_regret)
-    nml_base_unc = _nml_without_split(base_counts_unc, nbu, log2_int, log2_regret)
+    nml_base = _nll_int(base_counts, base_counts, log2_int) + log2_regret[nb]
+    nml_base_unc = _nll_int(base_counts_unc, base_counts_unc, log2_int) + log2_regret[nbu]
     for i in range(m):
         cov = 0
         cov_unc = 0
@@ -92,11 +91,16 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
             else:
                 r[i] = (total_m - t) / cov_unc
                 R[i] = (total_m - t_aux) / cov_unc
-        nml_split = _nml_split(counts[i], base_counts, cov, nb, l_split[i], log2_int, log2_regret, rest)
+        for c in range(C):
+            rest[c] = base_counts[c] - counts[i, c]
+        nml_split = (_nll_int(counts[i], counts[i], log2_int) + log2_regret[cov]
+                     + _nll_int(rest, rest, log2_int) + log2_regret[nb - cov] + l_split[i])
         local[i] = nml_base > nml_split
         split_bits[i] = nml_split
-        nml_split_unc = _nml_split(counts_unc[i], base_counts_unc, cov_unc, nbu, l_split[i], log2_int,
-                                   log2_regret, rest)
+        for c in range(C):
+            rest[c] = base_counts_unc[c] - counts_unc[i, c]
+        nml_split_unc = (_nll_int(counts_unc[i], counts_unc[i], log2_int) + log2_regret[cov_unc]
+                         + _nll_int(rest, rest, log2_int) + log2_regret[nbu - cov_unc] + l_split[i])
         aux_local[i] = nml_base_unc > nml_split_unc
         split_bits_unc[i] = nml_split_unc
     return total_after, r, R, local, aux_local, split_bits, split_bits_unc, nml_base, nml_base_unc
