@@ -5,7 +5,7 @@ one-literal growths of one base rule, scored by the kernels (:class:`Growths`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,7 +26,8 @@ class DeferredCount(NamedTuple):
     """What :meth:`Growths.complete` needs to count the data-code change of growths scored
     with ``score_growths(deferred=True)``: the growth kernel's call and the scores' inputs."""
 
-    kernel_call: Callable  # () -> the growth kernel's positional and keyword arguments (but ``need``)
+    kernel_args: tuple  # the growth kernel's positional arguments
+    kernel_opts: dict  # and its keyword arguments (but ``need``)
     n_slots: int  # the kernel's candidate slots
     slots: np.ndarray  # each growth's slot
     counted: np.ndarray  # bool per growth: its change was counted at once (it passes a local test)
@@ -137,8 +138,7 @@ class Growths:
             return
         need = np.zeros(todo.n_slots, dtype=np.bool_)
         need[slots[idx]] = True
-        kernel_args, kernel_opts = todo.kernel_call()
-        delta = _grow_candidates(*kernel_args, **kernel_opts, need=need)[5]
+        delta = _grow_candidates(*todo.kernel_args, **todo.kernel_opts, need=need)[5]
         total_after, r = _score_candidates(
             self.counts[idx], self.counts_unc[idx], delta[slots[idx]], self.model_bits[idx], *todo.score_args[:3],
             todo.l_split[idx], *todo.score_args[3:], todo.model_score[idx])[:2]
@@ -181,23 +181,6 @@ class Growths:
         )
 
 
-def _kernel_call(base: Candidate, state: RuleSetState, serial: bool) -> tuple:
-    """The growth kernel's positional and keyword arguments (but ``need`` and the local tests)
-    for ``base`` under ``M``, and the number of overlap groups among the base's rows."""
-    data = state.data
-    present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
-    sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
-    nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
-    lo, hi = base.intervals(data)
-    grp_ptr, grp_rules = local_rules(state, present)
-    kernel_args = (data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
-                   state.union_counts[present], sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int,
-                   data.n_cuts_total, grp_ptr, grp_rules, state.K)
-    kernel_opts = dict(path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
-                       kernel=_grow_chunk_serial if serial else None)
-    return kernel_args, kernel_opts, len(present)
-
-
 def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str,
                   search: str = "thesis", serial: bool = False, deferred: bool = False) -> Growths | None:
     """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15).
@@ -210,30 +193,28 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     :meth:`Growths.complete` counts it for those that need it. ``R``, the local tests, the
     model code and the buckets do not depend on it and are final at once."""
     data = state.data
+    d = data.d
+    present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
+    union = state.union_counts[present]
+    sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
+    nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
+    lo, hi = base.intervals(data)
+    grp_ptr, grp_rules = local_rules(state, present)
+    deferred = deferred and len(present) >= DEFER_MIN_GROUPS
+    kernel_args = (data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
+                   union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules,
+                   state.K)
+    kernel_opts = dict(path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
+                       kernel=_grow_chunk_serial if serial else None)
     k = len(base.literals)
     base_counts = base.counts.astype(np.int64, copy=False)
     base_unc = base.counts_uncovered.astype(np.int64, copy=False)
     split_code = data.split_code(k, search)
-    key = (base.literals, search, deferred)
-    outputs = data.kernel_reuse.get(key, base.rows, state) if REUSE_KERNEL_OUTPUT else None
-    if outputs is None:
-        kernel_args, kernel_opts, n_present = _kernel_call(base, state, serial)
-        deferred = deferred and n_present >= DEFER_MIN_GROUPS
-        need = np.zeros(n_slots(data.n_bins), dtype=np.bool_) if deferred else None
-        outputs = (*_grow_candidates(
-            *kernel_args, **kernel_opts, need=need,
-            local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
-            if deferred else None), need, deferred)
-        if REUSE_KERNEL_OUTPUT:
-            data.kernel_reuse.put(key, state, outputs)
-
-        def kernel_call():
-            return kernel_args, kernel_opts
-    else:
-
-        def kernel_call():
-            return _kernel_call(base, state, serial)[:2]
-    valid, new_lo, new_hi, counts, counts_unc, delta, k_split, need, deferred = outputs
+    need = np.zeros(n_slots(data.n_bins), dtype=np.bool_) if deferred else None
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
+        *kernel_args, **kernel_opts, need=need,
+        local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
+        if deferred else None)
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     header_old, header_new = data.header_bits(k)
@@ -265,7 +246,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     g._k_new = k_split
     if deferred:
         slots = np.flatnonzero(valid)
-        g._deferred = DeferredCount(kernel_call, len(valid), slots, need[slots], model_score, l_split, (
+        g._deferred = DeferredCount(kernel_args, kernel_opts, len(valid), slots, need[slots], model_score, l_split, (
             base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
             state.model_next, state.total, score == "absolute", data.log2_int))
     return g
@@ -289,11 +270,6 @@ DEFER_MIN_GROUPS = 1
 pass a local test (``need_tested``), the only ones either beam takes, so the second kernel
 call of :meth:`Growths.complete` is a safety net: it runs only if a growth a beam needs was
 not counted (none of 36,164 bases of the avila fit)."""
-
-REUSE_KERNEL_OUTPUT = True
-"""Keep each base's growth-kernel output for the later rule searches of the fit, and use it
-while no rule added since covers a row of the base (:mod:`turs.search.kernel_reuse`; the same
-numbers, to the bit). False: count every base again."""
 
 
 TURS2_MIN_SPLIT = 2

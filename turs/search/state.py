@@ -14,7 +14,6 @@ from .._core.groups import _local_rule_lists, _shared_rule_pairs, group_union_co
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
-from .kernel_reuse import KernelReuse
 from .prefix_tables import PrefixTables, rows_in_bins
 
 # ------------------------------------------------------------------------------ data
@@ -55,7 +54,6 @@ class SearchData:
             counts[j, 1:] = np.bincount(self.bins[j], minlength=counts.shape[1] - 1)[: counts.shape[1] - 1]
         self.bin_ptr = np.cumsum(counts, axis=1)
         self.prefix_tables = PrefixTables(self)  # refinement tables, once per literal prefix
-        self.kernel_reuse = KernelReuse()  # the growth kernel's output per base, across rule searches
 
     def header_bits(self, k: int) -> tuple[float, float]:
         """``rule_header_bits`` for ``k`` and ``k + 1`` literals (0 for none, inf beyond ``d``),
