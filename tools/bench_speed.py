@@ -406,9 +406,22 @@ def growth_exponent(n, t) -> float:
     return float(np.polyfit(np.log(n[ok]), np.log(t[ok]), 1)[0])
 
 
-LABEL_OFFSETS = ((6, 4), (6, -14), (-6, 4), (-6, -14), (0, 10), (0, -20))
+LABEL_OFFSETS = ((6, 4), (6, -14), (-6, 4), (-6, -14), (0, 10), (0, -20), (8, 12), (-8, 12), (8, -24),
+                 (-8, -24), (24, -32), (-24, -32), (24, 26), (-24, 26))
 """Where a point's label may go, in points from the point, in order of preference; x > 0: the
-label starts there, x < 0: it ends there, x = 0: it is centred."""
+label starts there, x < 0: it ends there, x = 0: it is centred. From ``LEADER_FROM`` points
+away a thin line leads from the label to its point."""
+
+LEADER_FROM = 20
+
+
+def _annotate(ax, xy, text, offset):
+    """``text`` at ``offset`` points from ``xy`` (see ``LABEL_OFFSETS``)."""
+    dx, dy = offset
+    far = abs(dx) >= LEADER_FROM
+    return ax.annotate(text, xy, textcoords="offset points", xytext=(dx, dy),
+                       ha="left" if dx > 0 else "right" if dx < 0 else "center", va="center" if far else "baseline",
+                       arrowprops=dict(arrowstyle="-", lw=0.8, color="0.35", shrinkA=2, shrinkB=4) if far else None)
 
 
 def _drawn_points(ax, step_px: float = 3.0):
@@ -427,16 +440,16 @@ def _drawn_points(ax, step_px: float = 3.0):
     return np.concatenate(marks), np.concatenate(along)
 
 
-def place_labels(fig, labels) -> None:
+def place_labels(fig, labels, rounds: int = 3) -> None:
     """Annotate each ``(axes, (x, y), text)`` at the offset of ``LABEL_OFFSETS`` whose text box
-    stays inside its axes and covers the fewest markers, lines and earlier labels, and is not
-    nearer another marker than its own point (the first such offset on a tie): a greedy
-    placement, measured on the drawn figure."""
+    stays inside its axes, covers the fewest markers, lines and other labels, and is not nearer
+    another marker than its own point (the first such offset on a tie), measured on the drawn
+    figure: each label placed in turn, then each placed again against all the others for
+    ``rounds`` rounds (an early label does not keep a spot a later one needed more)."""
     import numpy as np
 
     renderer = fig.canvas.get_renderer()
-    boxes = {}  # axes -> the boxes of the labels placed so far
-    drawn = {}
+    drawn, fixed, boxes = {}, [], []  # per label: the cost of each offset without the other labels, its boxes
     for ax, xy, text in labels:
         if ax not in drawn:
             drawn[ax] = _drawn_points(ax)
@@ -444,10 +457,9 @@ def place_labels(fig, labels) -> None:
         own = ax.transData.transform([xy])[0]
         others = marks[np.hypot(*(marks - own).T) > 1]
         inside = ax.get_window_extent(renderer)
-        best = None
+        costs, cands = [], []
         for dx, dy in LABEL_OFFSETS:
-            ha = "left" if dx > 0 else "right" if dx < 0 else "center"
-            ann = ax.annotate(text, xy, textcoords="offset points", xytext=(dx, dy), ha=ha)
+            ann = _annotate(ax, xy, text, (dx, dy))
             box = ann.get_window_extent(renderer)
             ann.remove()
 
@@ -455,16 +467,31 @@ def place_labels(fig, labels) -> None:
                 return np.hypot(np.clip(box.x0 - pts[:, 0], 0, None) + np.clip(pts[:, 0] - box.x1, 0, None),
                                 np.clip(box.y0 - pts[:, 1], 0, None) + np.clip(pts[:, 1] - box.y1, 0, None))
 
-            cost = 3.0 * np.sum(gap(others) < 6) + min(0.2 * np.sum(gap(along) < 1), 2.5)
-            cost += 3.0 * sum(box.overlaps(b.padded(10)) for b in boxes.get(ax, []))
+            cost = 3.0 * np.sum(gap(others) < 6) + 3.0 * bool(np.any(gap(along) < 2))  # markers, a line
             cost += 4.0 * bool(len(others) and gap(others).min() < gap(own[None])[0])  # whose label is it?
+            cost += 1.0 * (abs(dx) >= LEADER_FROM)  # a leader line: only where the near spots are taken
             cost += 10.0 * (not (inside.x0 <= box.x0 and box.x1 <= inside.x1
                                  and inside.y0 <= box.y0 and box.y1 <= inside.y1))
-            if best is None or cost < best[0] - 1e-9:
-                best = (cost, dx, dy, ha, box)
-        _, dx, dy, ha, box = best
-        ax.annotate(text, xy, textcoords="offset points", xytext=(dx, dy), ha=ha)
-        boxes.setdefault(ax, []).append(box)
+            costs.append(cost)
+            cands.append(box)
+        fixed.append(costs)
+        boxes.append(cands)
+    choice = [None] * len(labels)
+
+    def best(i):  # the cheapest offset of label i against the labels placed so far
+        ax = labels[i][0]
+        placed = [boxes[j][choice[j]] for j in range(len(labels))
+                  if j != i and choice[j] is not None and labels[j][0] is ax]
+        total = [c + 3.0 * sum(box.overlaps(p.padded(10)) for p in placed) for c, box in zip(fixed[i], boxes[i])]
+        return int(np.argmin(total))
+
+    for i in range(len(labels)):
+        choice[i] = best(i)
+    for _ in range(rounds):
+        for i in range(len(labels)):
+            choice[i] = best(i)
+    for (ax, xy, text), k in zip(labels, choice):
+        _annotate(ax, xy, text, LABEL_OFFSETS[k])
 
 
 def plot_scaling(df, out_dir: Path):
@@ -476,7 +503,6 @@ def plot_scaling(df, out_dir: Path):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import numpy as np
     import pandas as pd
 
     from turs import style
@@ -524,8 +550,10 @@ def plot_scaling(df, out_dir: Path):
             for _, r in g.sort_values("n").iterrows():
                 labels.append((axes[1], (r.n, r.search_median_s),
                                r.data + (" (sampled)" if str(r.get("sampled")) == "True" else "")))
-            low, high = axes[1].get_ylim()
-            axes[1].set_ylim(min(low, g.search_median_s.min() / 2.5), high)  # room for a label below the lowest
+            # from a label's room below the lowest point to 3x the highest: the linear guide
+            # leaves the panel rather than squeezing the points together
+            top = 3 * ok[ok.algo == "turs"].search_median_s.max()
+            axes[1].set_ylim(g.search_median_s.min() / 2.5, top)
     if len(budget):  # where the full fit timed out: the searches begun within max_time
         axes[1].loglog(budget.n, budget.search_median_s, "o", color=colours["turs-budget"], mfc="none",
                        label=f"TURS noisy, searches begun within max_time={budget.budget_s.iloc[0]:g} s")
@@ -554,6 +582,8 @@ def plot_scaling(df, out_dir: Path):
     axes[2].set(xlabel="number of features d\n(first d columns)", ylabel="fit seconds", title="fit time against d")
     lo, hi = axes[0].get_xlim()
     axes[0].set_xlim(lo, hi * 2.5)  # room for the labels of the largest n, right of their points
+    lo, hi = axes[1].get_xlim()
+    axes[1].set_xlim(lo / 2, hi)  # and for those of the smallest, left of theirs
     fig.tight_layout()
     place_labels(fig, labels)
     style.save(fig, out_dir, "scaling", formats=("png",))
