@@ -436,17 +436,15 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
 
 
 @pytest.mark.parametrize("search", ["turs2", "thesis"])
-def test_deferred_data_code_gives_the_full_scores_and_the_same_search(monkeypatch, search):
-    """Growths scored with their data-code change deferred, then completed for some of them,
-    have those growths' ``r`` and ``L(D, M + S')`` equal to the bit to a full count, and every
-    number that does not depend on it (``R``, the local tests, the buckets) at once; a fit that
-    defers (from any number of groups) equals one that does not, rule for rule and bit for bit."""
+def test_tested_growths_only_are_the_full_scores_of_those_growths_and_the_same_search(monkeypatch, search):
+    """``score_growths(tested_only=True)`` keeps exactly the growths that pass a local test, in
+    their order, each with every number of a full call to the bit (the data-code change
+    included, which the kernel counts for those growths alone); a fit that scores only the
+    tested growths equals one that scores all, rule for rule and bit for bit."""
     import turs.search.beam as beam
-    import turs.search.growths as growths
     from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set
     from turs.search.growths import empty_rule, score_growths
 
-    monkeypatch.setattr(growths, "DEFER_MIN_GROUPS", 0)
     X, y = make_overlap_blockade_data(n=1500, seed=6)
     model = TURSClassifier(beam_width=5).fit(X, y)
     enc = model.encoder_
@@ -461,33 +459,27 @@ def test_deferred_data_code_gives_the_full_scores_and_the_same_search(monkeypatc
     # a base with literals too: the best growth of the empty rule
     for b in (base, full.materialize(int(np.nanargmax(np.where(np.isfinite(full.r), full.r, -np.inf))), data)):
         full = score_growths(b, state, 5, "learning_speed", search)
-        part = score_growths(b, state, 5, "learning_speed", search, deferred=True)
-        assert part.deferred and not full.deferred
-        for name in ("R", "local_test", "aux_local_test", "bucket", "aux_bucket", "model_bits", "counts"):
-            assert np.array_equal(getattr(part, name), getattr(full, name)), name
-        # the kernel counted it at once for exactly the growths that pass a local test
-        counted = part._deferred.counted
-        assert np.array_equal(counted, full.local_test | full.aux_local_test)
-        assert 0 < counted.sum() < len(counted)
-        assert np.array_equal(part.r[counted], full.r[counted])
-        needed = np.random.default_rng(0).random(len(full.r)) < 0.3
-        assert (needed & counted).any() and (needed & ~counted).any()  # both paths of complete()
-        part.complete(needed)
-        assert needed.sum() > 3 and not part.deferred
-        assert np.array_equal(part.r[needed], full.r[needed])
-        assert np.array_equal(part.total_after[needed], full.total_after[needed])
-        assert np.all(part.r[~needed] == -np.inf) and np.all(part.total_after[~needed] == np.inf)
+        part = score_growths(b, state, 5, "learning_speed", search, tested_only=True)
+        kept = full.local_test | full.aux_local_test
+        assert 0 < kept.sum() < len(kept)  # some growths fail both tests, and they are gone
+        assert len(part.feat) == kept.sum()
+        for name in ("feat", "lo", "hi", "counts", "counts_unc", "model_bits", "value_op", "r", "R", "total_after",
+                     "local_test", "aux_local_test", "bucket", "aux_bucket", "split_bits", "split_bits_unc"):
+            assert np.array_equal(getattr(part, name), getattr(full, name)[kept]), name
+        assert np.all(part.local_test | part.aux_local_test)
+        assert (part.later_k is None) == (full.later_k is None)
+        if full.later_k is not None:
+            assert np.array_equal(part.later_k, full.later_k[kept])
+    # a base that M does not reach (no overlap group): every growth, as without the flag
+    state0 = RuleSetState(data, [])
+    both = [score_growths(empty_rule(data, state0), state0, 5, "learning_speed", search, tested_only=t)
+            for t in (False, True)]
+    assert np.array_equal(both[0].r, both[1].r) and np.array_equal(both[0].feat, both[1].feat)
 
     if search == "thesis":
         return  # the fits below use the default search
-    called = []
-    complete = growths.Growths.complete
-    monkeypatch.setattr(growths.Growths, "complete", lambda self, needed: called.append(1) or complete(self, needed))
-    deferred = TURSClassifier(beam_width=5).fit(X, y)
-    assert called
-    monkeypatch.setattr(beam, "DEFER_DATA_CODE", False)
-    called.clear()
+    tested = TURSClassifier(beam_width=5).fit(X, y)
+    monkeypatch.setattr(beam, "TESTED_GROWTHS_ONLY", False)
     plain = TURSClassifier(beam_width=5).fit(X, y)
-    assert not called
-    assert [str(r) for r in deferred.rules_] == [str(r) for r in plain.rules_]
-    assert deferred.mdl_score_ == plain.mdl_score_
+    assert [str(r) for r in tested.rules_] == [str(r) for r in plain.rules_]
+    assert tested.mdl_score_ == plain.mdl_score_

@@ -15,19 +15,13 @@ def warmup() -> float:
     """
     from ._core import kernels
     from .estimator import TURSClassifier
-    from .search import growths
 
     t = time.perf_counter()
     rng = np.random.default_rng(0)
     n = 400
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "c": rng.integers(0, 2, n)})
     y = ((X["a"] > 0.3) ^ (X["b"] < -0.5) ^ (rng.random(n) < 0.1)).astype(int).to_numpy()
-    min_groups = growths.DEFER_MIN_GROUPS
-    growths.DEFER_MIN_GROUPS = 0  # the deferred data-code change too (large rule sets only)
-    try:
-        TURSClassifier(beam_width=3, max_rules=4).fit(X, y)
-    finally:
-        growths.DEFER_MIN_GROUPS = min_groups
+    TURSClassifier(beam_width=3, max_rules=4).fit(X, y)  # from its second rule, tested growths only
     # the prange variant of the growth kernel only runs on large covers: compile it too
     bins = np.zeros((2, 4), dtype=np.uint8)
     bins[:, 2:] = 1

@@ -118,26 +118,26 @@ threads: vehicle 0.26 / 0.27 / 0.26 s (1e6: 0.39), chess 0.61 / - / 0.62, pendig
 instead made chess 0.69 s."""
 
 
-DEFER_DATA_CODE = True
-"""Count a growth's data-code change on the rows ``M`` covers (most of the growth kernel's work)
-only for the growths a beam can take: those the main beam may consider (its local test and
-the policy's and the user's masks) and the auxiliary beam's proposals, whose ``r`` the final
-pick reads (``Growths.complete``). Those growths get the very numbers of a full count, so
-the search is the same step for step; off when a trace is recorded (it shows every growth's
+TESTED_GROWTHS_ONLY = True
+"""Score only the growths that pass a local test (Eq. 3.22 or 3.25), the only ones either beam
+can take (``score_growths(tested_only=True)``): the growth kernel tests each growth first and
+counts the data-code change on the rows ``M`` covers (most of its work) for those alone, and
+``_finish_growths`` scores only them (75% of magic's growths and 59% of avila's fail both
+tests). The growths kept get the very numbers of a full count, in the same order, so the
+search is the same step for step. Off when a trace is recorded (it shows every growth's
 numbers), with ``local_test_fallback`` (it reads every growth's score) and without the local
-test (every growth is eligible). The kernel counts it at once for the growths that pass a
-local test; a second call counts the others a beam can take (``Growths.complete``)."""
+test (every growth is eligible)."""
 
 
 def base_proposals(base: Candidate, state: RuleSetState, settings: SearchSettings, policy, aux_on: bool,
-                   constraints: SearchConstraints | None, require: np.ndarray | None, deferred: bool,
+                   constraints: SearchConstraints | None, require: np.ndarray | None, tested_only: bool,
                    serial: bool = False):
     """One base's growths and its proposals to each beam (Algorithm 4, lines 7-20):
     ``(growths, main proposals, aux proposals, main mask, aux mask)``, None without growths.
-    ``deferred``: only the growths a beam can take get their data-code change counted
-    (:data:`DEFER_DATA_CODE`)."""
+    ``tested_only``: only the growths that pass a local test are scored
+    (:data:`TESTED_GROWTHS_ONLY`)."""
     data = state.data
-    g = score_growths(base, state, settings.beam_width, settings.score, policy.name, serial, deferred)
+    g = score_growths(base, state, settings.beam_width, settings.score, policy.name, serial, tested_only)
     if g is None:
         return None
     main_mask, aux_mask = policy.main_mask(g), policy.aux_mask(g)
@@ -150,21 +150,17 @@ def base_proposals(base: Candidate, state: RuleSetState, settings: SearchSetting
     if aux_on:
         alt = g.aux_local_test if settings.use_local_test else np.ones_like(g.aux_local_test)
         aux = policy.proposals(g, g.R, g.cov_unc, g.aux_bucket, alt & aux_mask, settings, data)
-    if g.deferred:  # R and the local tests are final; r only where a beam can use it
-        needed = ok.copy()
-        needed[[p[4] for p in aux]] = True
-        g.complete(needed)
     main = policy.proposals(g, g.r, g.cov, g.bucket, ok, settings, data)
     return g, main, aux, main_mask, aux_mask
 
 
 def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, policy, aux_on: bool,
-                constraints=None, require=None, deferred: bool = False) -> list:
+                constraints=None, require=None, tested_only: bool = False) -> list:
     """:func:`base_proposals` of each base, in order; with ``SCORING_THREADS`` threads when
     there are two or more bases with enough work (``THREADS_MIN_WORK``), each on the serial
     kernel. A Ctrl-C during the fit stops every thread at its next kernel call."""
     n_rows = sum(base.coverage for base in bases)
-    args = (state, settings, policy, aux_on, constraints, require, deferred)
+    args = (state, settings, policy, aux_on, constraints, require, tested_only)
     if SCORING_THREADS < 2 or len(bases) < 2 or n_rows * state.data.n_cuts_total < THREADS_MIN_WORK:
         return [base_proposals(base, *args) for base in bases]
     control = active()
@@ -210,9 +206,9 @@ def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchR
             recorder.start_iteration(it)
         at_limit = 0  # bases with max_rule_length literals: not grown
         grown = [base for base in bases if limit is None or len(base.literals) < limit]
-        deferred = (DEFER_DATA_CODE and recorder is None and settings.use_local_test
+        tested_only = (TESTED_GROWTHS_ONLY and recorder is None and settings.use_local_test
                     and not settings.local_test_fallback)
-        scored = iter(score_bases(grown, state, settings, policy, aux_on, constraints, require, deferred))
+        scored = iter(score_bases(grown, state, settings, policy, aux_on, constraints, require, tested_only))
         for base in bases:
             if limit is not None and len(base.literals) >= limit:
                 at_limit += 1

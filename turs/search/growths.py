@@ -5,13 +5,10 @@ one-literal growths of one base rule, scored by the kernels (:class:`Growths`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
-
 import numpy as np
 
 from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, n_slots
-from .._core.kernels import (_finish_growths, _grow_candidates, _localize_groups, _rows_in_interval,
-                             _score_candidates)
+from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
 from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
 
@@ -20,20 +17,6 @@ BETWEEN_KERNEL_CALLS = checkpoint
 into calls of bounded work, ``turs._core.growth_kernel.MAX_CALL_WORK``): a hook for a progress
 bar or for stopping a fit, e.g. by raising. Default :func:`turs._fit_control.checkpoint`: a
 Ctrl-C pressed during a fit raises ``KeyboardInterrupt`` there; a no-op outside a fit. None: nothing."""
-
-
-class DeferredCount(NamedTuple):
-    """What :meth:`Growths.complete` needs to count the data-code change of growths scored
-    with ``score_growths(deferred=True)``: the growth kernel's call and the scores' inputs."""
-
-    kernel_args: tuple  # the growth kernel's positional arguments
-    kernel_opts: dict  # and its keyword arguments (but ``need``)
-    n_slots: int  # the kernel's candidate slots
-    slots: np.ndarray  # each growth's slot
-    counted: np.ndarray  # bool per growth: its change was counted at once (it passes a local test)
-    model_score: np.ndarray  # the model code ``r`` uses, per growth
-    l_split: np.ndarray  # ``L_split`` per growth
-    score_args: tuple  # ``_score_candidates``' arguments shared by the growths
 
 
 @dataclass
@@ -87,7 +70,8 @@ def empty_rule(data: SearchData, state: "RuleSetState") -> Candidate:
 # -------------------------------------------------------------------- candidates
 @dataclass
 class Growths:
-    """All one-literal growths of one base rule, scored (arrays over candidates)."""
+    """The one-literal growths of one base rule, scored (arrays over candidates): all of them,
+    or those that pass a local test (``score_growths(tested_only=True)``)."""
 
     base: Candidate
     feat: np.ndarray
@@ -115,35 +99,6 @@ class Growths:
     nml_base: float = 0.0  # Eq. 3.22 without the split: -log2 P_NML(y^S), the base's
     nml_base_unc: float = 0.0  # Eq. 3.25 without the split: on S \ M
     offset: int = 0  # growths of the earlier bases of the same iteration (the trace's ids)
-    _deferred: DeferredCount | None = None  # what complete() needs (score_growths(deferred=True))
-
-    @property
-    def deferred(self) -> bool:
-        """Whether the data-code change is still to be counted (:meth:`complete`)."""
-        return self._deferred is not None
-
-    def complete(self, needed: np.ndarray) -> None:
-        """Count the data-code change of the growths ``needed`` (bool per growth) of growths
-        scored with ``deferred=True`` and score them (``r``, ``total_after``) exactly as an
-        undeferred call does, to the bit (the same kernel loop and the same
-        ``_score_candidates``); the other growths get ``r = -inf`` and ``total_after = inf``.
-        ``R``, the local tests and the buckets are unchanged."""
-        todo, self._deferred = self._deferred, None
-        counted, slots = todo.counted, todo.slots
-        keep = needed & counted  # scored on their full data-code change already
-        self.r = np.where(keep, self.r, -np.inf)
-        self.total_after = np.where(keep, self.total_after, np.inf)
-        idx = np.flatnonzero(needed & ~counted)
-        if idx.size == 0:
-            return
-        need = np.zeros(todo.n_slots, dtype=np.bool_)
-        need[slots[idx]] = True
-        delta = _grow_candidates(*todo.kernel_args, **todo.kernel_opts, need=need)[5]
-        total_after, r = _score_candidates(
-            self.counts[idx], self.counts_unc[idx], delta[slots[idx]], self.model_bits[idx], *todo.score_args[:3],
-            todo.l_split[idx], *todo.score_args[3:], todo.model_score[idx])[:2]
-        self.r[idx] = r
-        self.total_after[idx] = total_after
 
     def key(self, i: int) -> tuple:
         """The candidate's set of literals (the same rule reached from two bases is one rule)."""
@@ -182,16 +137,16 @@ class Growths:
 
 
 def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: str,
-                  search: str = "thesis", serial: bool = False, deferred: bool = False) -> Growths | None:
+                  search: str = "thesis", serial: bool = False, tested_only: bool = False) -> Growths | None:
     """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15).
     ``serial``: the growth kernel's serial variant for every call (a helper thread that
     scores one of several bases at once, see :func:`turs.search.beam.score_bases`).
 
-    ``deferred``: count the data-code change on the rows ``M`` covers (``delta``, the overlap
-    groups' part and most of the kernel's work) only for the growths that pass a local test;
-    ``r`` and ``L(D, M + S')`` (``total_after``) of the others hold 0 for it until
-    :meth:`Growths.complete` counts it for those that need it. ``R``, the local tests, the
-    model code and the buckets do not depend on it and are final at once."""
+    ``tested_only``: keep only the growths that pass a local test (Eq. 3.22 or 3.25), the only
+    ones either beam can take, when ``M`` covers a row of the base: the kernel evaluates the
+    local tests first and counts the data-code change on the rows ``M`` covers (``delta``, the
+    overlap groups' part and most of its work) for those growths only, and ``_finish_growths``
+    scores only them. Their numbers are those of a full call, to the bit, in the same order."""
     data = state.data
     d = data.d
     present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
@@ -200,7 +155,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
     lo, hi = base.intervals(data)
     grp_ptr, grp_rules = local_rules(state, present)
-    deferred = deferred and len(present) >= DEFER_MIN_GROUPS
+    tested_only = tested_only and len(present) > 0  # the kernel tests only where it has groups
     kernel_args = (data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
                    union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules,
                    state.K)
@@ -210,11 +165,13 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     base_counts = base.counts.astype(np.int64, copy=False)
     base_unc = base.counts_uncovered.astype(np.int64, copy=False)
     split_code = data.split_code(k, search)
-    need = np.zeros(n_slots(data.n_bins), dtype=np.bool_) if deferred else None
+    need = np.zeros(n_slots(data.n_bins), dtype=np.bool_) if tested_only else None
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
         *kernel_args, **kernel_opts, need=need,
         local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
-        if deferred else None)
+        if tested_only else None)
+    if tested_only:  # the kernel marked (and counted) the growths that pass a local test
+        valid &= need
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
     # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
     header_old, header_new = data.header_bits(k)
@@ -225,7 +182,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     else_counts = state.else_counts.astype(np.int64, copy=False)
     (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
      total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
-     nml_base_unc, model_score, l_split) = _finish_growths(
+     nml_base_unc, _, _) = _finish_growths(
         valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
         lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
         header_old, data.turs2, scan_rows, data.log2_d, base_counts, base_unc, else_counts, data.log2_regret,
@@ -244,11 +201,6 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
                 later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket,
                 splits if turs2 else None, split_bits, split_bits_unc, float(nml_base), float(nml_base_unc))
     g._k_new = k_split
-    if deferred:
-        slots = np.flatnonzero(valid)
-        g._deferred = DeferredCount(kernel_args, kernel_opts, len(valid), slots, need[slots], model_score, l_split, (
-            base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
-            state.model_next, state.total, score == "absolute", data.log2_int))
     return g
 
 
@@ -262,14 +214,6 @@ def _lower_bound_growths(base: Candidate, valid: np.ndarray, data: SearchData) -
         return []
     per_feature = valid.reshape(data.d, -1)
     return [p for p, (j, a, _) in enumerate(lits[:-1]) if a == 0 and per_feature[j, 1::2].any()]
-
-
-DEFER_MIN_GROUPS = 1
-"""Overlap groups in a base's cover from which ``deferred=True`` defers the data-code change
-(without groups there is none to count). The kernel counts it at once for the growths that
-pass a local test (``need_tested``), the only ones either beam takes, so the second kernel
-call of :meth:`Growths.complete` is a safety net: it runs only if a growth a beam needs was
-not counted (none of 36,164 bases of the avila fit)."""
 
 
 TURS2_MIN_SPLIT = 2
