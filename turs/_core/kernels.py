@@ -371,8 +371,8 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part),
     splits_uncovered, and the two sides of the local tests (``_score_candidates``): split_bits,
     split_bits_unc (per growth), nml_base, nml_base_unc (the base's); then model_score and
-    l_split, the model code ``r`` and ``R`` use and ``L_split`` (to score again with another
-    ``delta``, see ``turs.search.growths.Growths.complete``).
+    l_split, the model code ``r`` and ``R`` use and ``L_split`` (inputs of ``_score_candidates``
+    for a caller that scores the growths again; the search no longer does).
     """
     d = n_bins.shape[0]
     S = valid.shape[0] // d
