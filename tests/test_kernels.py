@@ -353,7 +353,7 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
     want = naive.finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, *common, base_k, *tail, *scal,
                                 10, _refinement_model_bits, split)
     (feat, glo, ghi, _, _, cov, cov_unc, model, vo, has_ref, later_k, later_vo, t, r, R, loc, aux, bucket, abucket, _,
-     with_split, with_unc, without, without_unc, _, _) = got
+     with_split, with_unc, without, without_unc) = got
     assert has_ref and len(feat) == len(want["feat"]) > 0
     for name, a in (("feat", feat), ("lo", glo), ("hi", ghi), ("later_k", later_k), ("bucket", bucket),
                     ("aux_bucket", abucket)):

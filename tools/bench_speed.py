@@ -485,9 +485,7 @@ def place_labels(fig, labels, rounds: int = 3) -> None:
         total = [c + 3.0 * sum(box.overlaps(p.padded(10)) for p in placed) for c, box in zip(fixed[i], boxes[i])]
         return int(np.argmin(total))
 
-    for i in range(len(labels)):
-        choice[i] = best(i)
-    for _ in range(rounds):
+    for _ in range(1 + rounds):  # the first pass against the labels before each one only
         for i in range(len(labels)):
             choice[i] = best(i)
     for (ax, xy, text), k in zip(labels, choice):

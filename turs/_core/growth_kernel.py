@@ -54,7 +54,8 @@ def _nll_int(counts_eval, counts_model, log2_int):
 def _passes_a_local_test(counts, counts_unc, base_counts, base_counts_unc, l_split, log2_int, log2_regret, rest):
     """Whether a growth with these class counts (on ``S'`` and on ``S' \\ M``) passes the
     local test of Eq. 3.22 or that of Eq. 3.25, computed as ``_score_candidates`` computes
-    them (the kernel asks for the data-code change of those growths only, see ``need_tested``).
+    them (the kernel counts the data-code change of those growths only, see ``need_tested``,
+    and the search keeps only them: ``score_growths(tested_only=True)``).
     ``rest``: a (C,) int64 work buffer. The expression is written twice on purpose: a shared
     helper called from ``_score_candidates``' per-growth loop made the avila fit 10% slower
     (2026-11-26); ``tests/test_search.py`` checks that both give the same growths."""

@@ -370,9 +370,7 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     later_k, later_vo (m, k: the refined rule's new K_values / value_ops, -1 unchanged),
     total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part),
     splits_uncovered, and the two sides of the local tests (``_score_candidates``): split_bits,
-    split_bits_unc (per growth), nml_base, nml_base_unc (the base's); then model_score and
-    l_split, the model code ``r`` and ``R`` use and ``L_split`` (inputs of ``_score_candidates``
-    for a caller that scores the growths again; the search no longer does).
+    split_bits_unc (per growth), nml_base, nml_base_unc (the base's).
     """
     d = n_bins.shape[0]
     S = valid.shape[0] // d
@@ -476,7 +474,7 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
                 splits_uncovered[i] = cov_unc[i] >= min_split and nbu - cov_unc[i] >= min_split
     return (feat, lo, hi, cts, cts_unc, cov, cov_unc, model, value_op, n_ref > 0, later_k, later_vo,
             total_after, r, R, local, aux_local, bucket, aux_bucket, splits_uncovered,
-            split_bits, split_bits_unc, nml_base, nml_base_unc, model_score, l_split)
+            split_bits, split_bits_unc, nml_base, nml_base_unc)
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)

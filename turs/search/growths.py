@@ -5,6 +5,7 @@ one-literal growths of one base rule, scored by the kernels (:class:`Growths`,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
 import numpy as np
 
 from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, n_slots
@@ -148,7 +149,6 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     overlap groups' part and most of its work) for those growths only, and ``_finish_growths``
     scores only them. Their numbers are those of a full call, to the bit, in the same order."""
     data = state.data
-    d = data.d
     present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
     union = state.union_counts[present]
     sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
@@ -156,18 +156,16 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     lo, hi = base.intervals(data)
     grp_ptr, grp_rules = local_rules(state, present)
     tested_only = tested_only and len(present) > 0  # the kernel tests only where it has groups
-    kernel_args = (data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w,
-                   union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules,
-                   state.K)
-    kernel_opts = dict(path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
-                       kernel=_grow_chunk_serial if serial else None)
     k = len(base.literals)
     base_counts = base.counts.astype(np.int64, copy=False)
     base_unc = base.counts_uncovered.astype(np.int64, copy=False)
     split_code = data.split_code(k, search)
     need = np.zeros(n_slots(data.n_bins), dtype=np.bool_) if tested_only else None
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        *kernel_args, **kernel_opts, need=need,
+        data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w, union,
+        sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
+        path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
+        kernel=_grow_chunk_serial if serial else None, need=need,
         local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
         if tested_only else None)
     if tested_only:  # the kernel marked (and counted) the growths that pass a local test
@@ -182,7 +180,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     else_counts = state.else_counts.astype(np.int64, copy=False)
     (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
      total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
-     nml_base_unc, _, _) = _finish_growths(
+     nml_base_unc) = _finish_growths(
         valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
         lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
         header_old, data.turs2, scan_rows, data.log2_d, base_counts, base_unc, else_counts, data.log2_regret,
