@@ -126,24 +126,69 @@ def test_the_switch_exact_and_the_row_threshold(monkeypatch):
         TURSClassifier(exact="yes").fit(X, y)
 
 
+def _groups_of_first_rules(model, k):
+    """Overlap groups (distinct non-empty cover patterns) of the model's first ``k`` rules on its
+    training rows: those of ``M`` before rule search ``k``."""
+    covers = np.unpackbits(model._train_covers_, axis=0, count=model._n_train_).astype(bool)[:, :k]
+    return len(overlap_groups(covers)[1])
+
+
+def test_a_costly_fit_switches_to_the_sample_before_the_search_where_rows_times_groups_reach_the_bound(
+        monkeypatch):
+    """Between ``SAMPLE_WHEN_MIN_ROWS`` and ``SAMPLED_MIN_ROWS`` training rows, the fit is exact
+    until rows x overlap groups of ``M`` reach ``SAMPLE_WHEN_ROWS_X_GROUPS`` and samples from
+    that rule search on: the rules before it are the exact fit's, step for step; ``exact=True``
+    and fewer rows never switch (bounds lowered, so that the test stays small)."""
+    X, y = _noisy(1500, seed=2)
+    n = 1500
+    exact = TURSClassifier(beam_width=5, exact=True, record_trace="compact").fit(X, y)
+    assert exact.sampled_from_rule_ is None
+    groups = [_groups_of_first_rules(exact, k) for k in range(len(exact.rules_) + 1)]
+    switch_at = 4  # the first search whose M has at least the groups of exact's first 4 rules
+    bound = groups[switch_at] * n
+    assert groups[switch_at - 1] < groups[switch_at]  # the bound falls between two searches
+    monkeypatch.setattr(sampled, "SAMPLE_WHEN_MIN_ROWS", 1000)
+    monkeypatch.setattr(sampled, "SAMPLE_WHEN_ROWS_X_GROUPS", bound)
+    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_ROWS", 500)
+    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_MAX", 500)
+    approx = TURSClassifier(beam_width=5, record_trace="compact").fit(X, y)
+    assert approx.sampled_from_rule_ == switch_at
+    searches = approx.trace_.searches
+    assert all("sample_rows" not in s for s in searches[:switch_at])
+    assert all(s["sample_rows"] == 500 for s in searches[switch_at:]) and len(searches) > switch_at
+    assert [str(r) for r in approx.rules_[:switch_at]] == [str(r) for r in exact.rules_[:switch_at]]
+    before = [s["mdl_before"] for s in exact.trace_.searches[:switch_at + 1]]
+    assert [s["mdl_before"] for s in searches[:switch_at + 1]] == pytest.approx(before, rel=1e-12)
+    # rows x groups counts M on all rows: the switch does not depend on the sample
+    assert _groups_of_first_rules(approx, switch_at) * n >= bound > _groups_of_first_rules(approx, switch_at - 1) * n
+    assert TURSClassifier(beam_width=5, exact=True).fit(X, y).sampled_from_rule_ is None
+    monkeypatch.setattr(sampled, "SAMPLE_WHEN_MIN_ROWS", 1501)  # fewer rows than that: never
+    assert TURSClassifier(beam_width=5).fit(X, y).sampled_from_rule_ is None
+
+
 @pytest.mark.skipif(os.environ.get("TURS_RUN_QUALITY") != "1",
-                    reason="3.5 minutes: CI runs it (.ci/run sets TURS_RUN_QUALITY=1), make test does not")
+                    reason="about a minute: CI runs it (.ci/run sets TURS_RUN_QUALITY=1), make test does not")
 def test_sampled_search_quality_against_the_exact_search(monkeypatch):
     """Issue 19's quality bounds (test AUC within 0.005, training MDL within 1% of the exact
-    search) on data large enough to trigger the sampled search once its threshold is lowered:
-    the issue's noisy generator, 20,000 training rows (fold 0), the default sample sizes (the
-    searches start on 10,000 rows and the sample grows to 20,000 when they find nothing).
-    Measured 2026-11-25 (this machine type): exact 116 s, MDL 8086.5, AUC 0.9469; sampled
-    49 s, MDL 8045.4, AUC 0.9471; the test takes about 3.5 minutes."""
+    search) on the issue's noisy generator, 20,000 training rows (fold 0), default settings:
+    the default fit, which switches to the sample once rows x groups reach the bound
+    (``sample_when_costly``), and a fit that samples from its first search (the row threshold
+    lowered), with the default sample sizes (10,000 rows, growing to 20,000 when a search
+    finds nothing). Measured 2026-11-26 (this machine type): see ``docs/performance.md``,
+    "Sampled search on costly fits"."""
     X, y = make_classification(n_samples=25000, n_features=20, n_informative=8, n_redundant=4, flip_y=0.05,
                                class_sep=0.8, random_state=0)
     tr, te = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
     exact = TURSClassifier(exact=True).fit(X[tr], y[tr])
+    assert exact.sampled_from_rule_ is None
+    switched = TURSClassifier().fit(X[tr], y[tr])
+    assert 0 < switched.sampled_from_rule_ < len(switched.rules_)
     monkeypatch.setattr(sampled, "SAMPLED_MIN_ROWS", 15000)
-    approx = TURSClassifier(record_trace="compact").fit(X[tr], y[tr])
-    assert approx.trace_.searches[0]["sample_rows"] == 10000
-    assert _auc(approx, X[te], y[te]) >= _auc(exact, X[te], y[te]) - 0.005
-    assert approx.mdl_score_ <= 1.01 * exact.mdl_score_
+    from_start = TURSClassifier().fit(X[tr], y[tr])
+    assert from_start.sampled_from_rule_ == 0
+    for approx in (switched, from_start):
+        assert _auc(approx, X[te], y[te]) >= _auc(exact, X[te], y[te]) - 0.005
+        assert approx.mdl_score_ <= 1.01 * exact.mdl_score_
 
 
 def test_total_with_a_candidate_equals_building_the_rule_set():

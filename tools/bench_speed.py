@@ -263,7 +263,6 @@ def scale_one(spec: str, algo: str) -> dict:
 
         import turs
         import turs.search.beam as beam
-        from turs.search.sampled import uses_sample
 
         row["compile_s"] = turs.warmup()
         search_rule = beam.search_rule
@@ -281,7 +280,10 @@ def scale_one(spec: str, algo: str) -> dict:
             warnings.simplefilter("ignore")  # the budgeted fit warns that it stopped early
             model = turs.TURSClassifier(max_time=budget).fit(X.iloc[tr], y[tr])
         row["fit_s"] = time.perf_counter() - t
-        row["sampled"] = uses_sample(len(tr), model.exact)  # the rule searches ran on a sample
+        # the rule searches ran on a sample: from the first (above SAMPLED_MIN_ROWS) or from
+        # the search where rows x overlap groups reached the bound (sample_when_costly)
+        row["sampled"] = model.sampled_from_rule_ is not None
+        row["sampled_from_rule"] = model.sampled_from_rule_
         if budget is not None:
             row["budget_s"] = budget
         beam.search_rule = search_rule
@@ -501,6 +503,7 @@ def plot_scaling(df, out_dir: Path):
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import numpy as np
     import pandas as pd
 
     from turs import style
@@ -532,10 +535,12 @@ def plot_scaling(df, out_dir: Path):
                 continue
             k = growth_exponent(part.n, part.fit_s)
             ks = growth_exponent(part.n, part.search_median_s)
+            fit_k = f": n^{k:.2f}" if np.isfinite(k) else f" ({int(part.n.iloc[0]):,} rows)"
+            search_k = f": n^{ks:.2f}" if np.isfinite(ks) else ""
             axes[0].loglog(part.n, part.fit_s, marker, color=colours["turs"],
-                           label=f"TURS noisy, {what} search: n^{k:.2f}")
+                           label=f"TURS noisy, {what} search{fit_k}")
             axes[1].loglog(part.n, part.search_median_s, marker, color=colours["turs"],
-                           label=f"TURS noisy, {what} search, median per rule search: n^{ks:.2f}")
+                           label=f"TURS noisy, {what} search, median per rule search{search_k}")
         ks = growth_exponent(g.n, g.search_median_s)
         axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
                        label=f"linear in n (all TURS noisy points: n^{ks:.2f})")

@@ -19,7 +19,7 @@ from .mdl import MODEL_ENCODINGS, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
 from ._fit_control import fit_control
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
-from .search.sampled import SampledSearch, uses_sample
+from .search.sampled import SampledSearch, sample_when_costly, uses_sample
 from .trace import SearchTrace, candidate_describer, trace_mode
 
 _SCORES = ("learning_speed", "absolute")
@@ -131,6 +131,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         rows that stands for all of them, and its best candidates are confirmed on all rows:
         the rules, the MDL score and the probabilities are exact, only which rules are
         proposed depends on the sample (:mod:`turs.search.sampled`, ``docs/performance.md``).
+        On 20,000 to 80,000 rows the fit starts exact and switches to that sampled search when
+        rows x overlap groups of the rule set reach 4e6 (``SAMPLE_WHEN_ROWS_X_GROUPS``; the
+        study's largest is aloi's 1.4e6), for the rest of the fit: on noisy data the groups,
+        and the exact search's cost with them, grow far faster than the rules.
         True: the exact search at any size (its time grows faster than the rows).
 
     Attributes
@@ -142,6 +146,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         (NaN for a model read from a file whose ``mdl_breakdown`` is null, e.g. edited rules)
     mdl_breakdown_ : MDLBreakdown or None
     trace_ : SearchTrace or None
+    sampled_from_rule_ : int or None, the first rule search that ran on a sample (``exact``;
+        0: all of them), None when every search was exact (a model fitted in this session only)
 
     Prediction needs, besides the rules, only the class counts of the training rows per cover
     pattern (which rules cover a row): ``to_json`` writes those and nothing row-level
@@ -292,7 +298,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                 sampler = SampledSearch(data) if uses_sample(data.n, self.exact) else None
                 state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress,
                                                  trace=trace_mode(self.record_trace), initial_rules=fixed,
-                                                 constraints=constraints, sampler=sampler)
+                                                 constraints=constraints, sampler=sampler,
+                                                 sample_when=sample_when_costly(data, self.exact))
         finally:
             if bar is not None:
                 bar.close()
@@ -302,6 +309,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
                           "but the search did not finish. Raise max_time, or set it to None, for the full fit.",
                           UserWarning, stacklevel=3)
         self._search_total_ = state.total
+        self.sampled_from_rule_ = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
         self._literals_ = [list(r.literals) if isinstance(r, ResolvedRule)
                            else [self._to_threshold(j, a, b) for j, a, b in r.literals] for r in state.rules]
         covers = cover_matrix(self._literals_, Xe)

@@ -271,7 +271,7 @@ def learn_single_rule(state: RuleSetState, settings: SearchSettings, describe=No
 # ------------------------------------------------------------------------ Algorithm 3
 def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, describe=None,
                    progress=None, trace=None, initial_rules=(), constraints: SearchConstraints | None = None,
-                   sampler=None):
+                   sampler=None, sample_when=None):
     """Add rules while the MDL score decreases (Algorithm 3). With ``search="turs2"``: while the
     chosen rule's ``r`` is positive, as the authors' code decides; ``r`` of a refined literal
     uses the model code that code charges while searching (``_placeholder_model_bits``), so
@@ -302,8 +302,10 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
     search runs on the sampler's sample and its best candidates are confirmed on all rows
     (:meth:`~turs.search.sampled.SampledSearch.confirm`); when none holds there, the sample grows
     and the search runs again (:meth:`~turs.search.sampled.SampledSearch.grow`, no entry for the
-    search that found none); ``M`` and its score stay exact. The
-    trace of such a fit holds the sample's search (its candidates and numbers on the sample,
+    search that found none); ``M`` and its score stay exact. ``sample_when(state)``
+    (:func:`turs.search.sampled.sample_when_costly`), for a fit that starts exact, is asked
+    before each rule search and returns the sampler from which that search and every later one
+    run on a sample (None: the exact search again). The trace of such a fit holds the sample's search (its candidates and numbers on the sample,
     ``"sample_rows"``); ``"mdl_before"`` and ``"mdl_after"`` are the exact scores.
     """
     policy = POLICIES[settings.search]
@@ -318,6 +320,10 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
         if control is not None and control.time_is_up():
             timed_out = True
             break
+        if sampler is None and sample_when is not None:
+            sampler = sample_when(state)
+            if sampler is not None:  # the rest of the fit searches on a sample: M on all rows, its counts only
+                state = sampler.full_state(state.rules)
         log = chosen_from = None
         run_full = True
         on = state if sampler is None else sampler.on_sample(state)  # the rule set the search sees

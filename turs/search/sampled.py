@@ -27,9 +27,20 @@ How (:class:`SampledSearch`):
 * the rule set ``M``, its MDL score (Eq. 3.20) and the model's probabilities are always
   the exact ones on all rows: only which rules are proposed depends on the sample.
 
-``TURSClassifier(exact=True)`` never samples. Fits on at most ``SAMPLED_MIN_ROWS`` training
-rows never sample either: the largest training set of the study's datasets (smtp: 95,156
-rows, 76,125 in a 5-fold split) stays below it.
+When (:func:`uses_sample`, :func:`sample_when_costly`):
+
+* on more than ``SAMPLED_MIN_ROWS`` training rows, every rule search;
+* on ``SAMPLE_WHEN_MIN_ROWS`` to ``SAMPLED_MIN_ROWS`` rows (the sample is at most half the
+  rows), the fit starts exact and switches to the sample, for this and every later search,
+  before the first rule search where rows x overlap groups of ``M`` reach
+  ``SAMPLE_WHEN_ROWS_X_GROUPS``: the exact search's work grows with both (the growth kernel
+  works per group and per cover row), and it is the groups that explode on noisy data
+  (``docs/performance.md``, "Sampled search on costly fits");
+* never with ``TURSClassifier(exact=True)``, and never on fewer rows.
+
+No dataset of the study samples: the two with more than ``SAMPLE_WHEN_MIN_ROWS`` training
+rows stay far below the cost bound (aloi: 39,627 rows and at most 36 groups, 1.4e6; smtp:
+76,125 rows and 2 groups, 1.5e5; every fold), the others have fewer rows.
 """
 from __future__ import annotations
 
@@ -55,9 +66,37 @@ CONFIRM_CANDIDATES = 20
 search; the best of them on all rows is the search's rule."""
 
 
+SAMPLE_WHEN_MIN_ROWS = 2 * SEARCH_SAMPLE_ROWS
+"""Fewest training rows on which a costly fit switches to the sampled search
+(:func:`sample_when_costly`): the sample is then at most half the rows."""
+
+SAMPLE_WHEN_ROWS_X_GROUPS = 4_000_000
+"""Training rows x overlap groups of ``M`` from which a fit on ``SAMPLE_WHEN_MIN_ROWS`` to
+``SAMPLED_MIN_ROWS`` rows searches on a sample (:func:`sample_when_costly`). The study's
+largest value is aloi's 1.4e6 (fold 0, 36 groups of 15 rules); issue 19's noisy 20k set
+reaches the bound before rule search 12 (231 groups), campaign before 13 (131 groups),
+the noisy 40k set before 8; measured 2026-11-26 (``docs/performance.md``)."""
+
+
 def uses_sample(n_rows: int, exact: bool) -> bool:
-    """Whether a fit on ``n_rows`` training rows searches on a sample."""
+    """Whether a fit on ``n_rows`` training rows searches on a sample from its first rule on."""
     return (not exact) and n_rows > SAMPLED_MIN_ROWS
+
+
+def sample_when_costly(data: SearchData, exact: bool):
+    """For a fit that starts exact: None if it never samples (``exact``, fewer than
+    ``SAMPLE_WHEN_MIN_ROWS`` rows, or more than ``SAMPLED_MIN_ROWS``: sampled from the start),
+    else ``switch(state)``, which returns a :class:`SampledSearch` for the fit's remaining rule
+    searches once rows x overlap groups of the rule set ``state`` reach
+    ``SAMPLE_WHEN_ROWS_X_GROUPS``, and None before."""
+    if exact or data.n < SAMPLE_WHEN_MIN_ROWS or data.n > SAMPLED_MIN_ROWS:
+        return None
+
+    def switch(state: RuleSetState):
+        if data.n * len(state.group_masks) >= SAMPLE_WHEN_ROWS_X_GROUPS:
+            return SampledSearch(data)
+        return None
+    return switch
 
 
 def stratified_order(y: np.ndarray, seed: int = 0) -> np.ndarray:
