@@ -19,43 +19,52 @@ import math
 import threading
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
-from .._config import NUMBA_CACHE
+from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 
 _LN2 = math.log(2.0)
 
 
 @njit(cache=NUMBA_CACHE)
+def _log2_regret_one(n, n_classes):
+    """log2 R(n, n_classes) for one ``n >= 1`` (Eq. 3.11 via the K&M recurrence)."""
+    if n_classes == 1:
+        return 0.0
+    # R(n, 2): series sum_k prod_{j<k} (n - j) / n
+    total = 1.0
+    term = 1.0
+    for k in range(1, n + 1):
+        term *= (n - k + 1) / n
+        total += term
+        if term < 1e-17 * total:
+            break
+    # log-space recurrence R(n,K) = R(n,K-1) + n/(K-2) R(n,K-2)
+    log_prev2 = 0.0  # ln R(n, 1)
+    log_prev1 = math.log(total)  # ln R(n, 2)
+    for k in range(3, n_classes + 1):
+        a = log_prev1
+        b = math.log(n / (k - 2.0)) + log_prev2
+        if a > b:
+            cur = a + math.log1p(math.exp(b - a))
+        else:
+            cur = b + math.log1p(math.exp(a - b))
+        log_prev2 = log_prev1
+        log_prev1 = cur
+    return log_prev1 / math.log(2.0)
+
+
+@njit(cache=NUMBA_CACHE, parallel=NUMBA_PARALLEL)
 def _log2_regret_table(n_max, n_classes):
-    """log2 R(n, n_classes) for n = 0..n_max (Eq. 3.11 via the K&M recurrence)."""
+    """log2 R(n, n_classes) for n = 0..n_max, each entry by :func:`_log2_regret_one` (so the
+    same bits however the entries are shared out). The series of ``n`` has ``O(sqrt(n))``
+    terms: the loop takes the ``n`` in the order 1, n_max, 2, n_max - 1, ..., so that the
+    contiguous halves ``prange`` gives two threads cost about the same (a 196,045-row table:
+    0.75 s in one thread)."""
     out = np.zeros(n_max + 1)
-    ln2 = math.log(2.0)
-    for n in range(1, n_max + 1):
-        if n_classes == 1:
-            out[n] = 0.0
-            continue
-        # R(n, 2): series sum_k prod_{j<k} (n - j) / n
-        total = 1.0
-        term = 1.0
-        for k in range(1, n + 1):
-            term *= (n - k + 1) / n
-            total += term
-            if term < 1e-17 * total:
-                break
-        # log-space recurrence R(n,K) = R(n,K-1) + n/(K-2) R(n,K-2)
-        log_prev2 = 0.0  # ln R(n, 1)
-        log_prev1 = math.log(total)  # ln R(n, 2)
-        for k in range(3, n_classes + 1):
-            a = log_prev1
-            b = math.log(n / (k - 2.0)) + log_prev2
-            if a > b:
-                cur = a + math.log1p(math.exp(b - a))
-            else:
-                cur = b + math.log1p(math.exp(a - b))
-            log_prev2 = log_prev1
-            log_prev1 = cur
-        out[n] = log_prev1 / ln2
+    for i in prange(n_max):
+        n = i // 2 + 1 if i % 2 == 0 else n_max - i // 2
+        out[n] = _log2_regret_one(n, n_classes)
     return out
 
 
