@@ -13,7 +13,9 @@ issue 19 at 10k, 20k, 50k, 100k and 1M training rows, on the four large ADBench 
 (cover, campaign, shuttle, skin: `turs.bench.profiles` "large"), on magic, waveform and avila,
 each in a fresh process with a timeout; the fit time, the median time per rule search, rules,
 test AUC and peak RSS, beside RIPPER's, CLASSY's and CART's fit times through the benchmark
-harness' adapters where they finish; plus fit time against the number of features on musk.
+harness' adapters where they finish, and TURS with `exact=True` at the sizes where the default
+fit may switch to its sampled search (20k and 50k); plus fit time against the number of
+features on musk.
 Table to figures/scaling.csv, log-log figure with the fitted exponents to figures/scaling.png.
 `--scaling-quick` runs a small subset (noisy 2k and 5k, shuttle; TURS and CART) to check the
 pipeline. `--threads` compares 1 and 2 numba threads on the given datasets.
@@ -237,8 +239,9 @@ def noisy_data(n_train: int):
 def scale_one(spec: str, algo: str) -> dict:
     """One cell of the scaling study in this process: ``spec`` is ``noisy:N`` or a dataset name,
     ``algo`` ``turs``, ``turs-budget`` (``TURSClassifier(max_time=SCALE_BUDGET_S)``: the rule
-    searches that start within the budget, a valid model of their rules) or a registered
-    harness algorithm (``ripper``, ``classy``, ``cart``)."""
+    searches that start within the budget, a valid model of their rules), ``turs-exact``
+    (``TURSClassifier(exact=True)``: never on a sample) or a registered harness algorithm
+    (``ripper``, ``classy``, ``cart``)."""
     import resource
 
     import numpy as np
@@ -258,7 +261,7 @@ def scale_one(spec: str, algo: str) -> dict:
     row = {"study": "n", "data": label, "algo": algo, "n": int(len(tr)), "d": int(X.shape[1]),
            "classes": int(len(np.unique(y)))}
     searches = []
-    if algo in ("turs", "turs-budget"):
+    if algo in ("turs", "turs-budget", "turs-exact"):
         import warnings
 
         import turs
@@ -278,7 +281,7 @@ def scale_one(spec: str, algo: str) -> dict:
         budget = SCALE_BUDGET_S if algo == "turs-budget" else None
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the budgeted fit warns that it stopped early
-            model = turs.TURSClassifier(max_time=budget).fit(X.iloc[tr], y[tr])
+            model = turs.TURSClassifier(max_time=budget, exact=algo == "turs-exact").fit(X.iloc[tr], y[tr])
         row["fit_s"] = time.perf_counter() - t
         # the rule searches ran on a sample: from the first (above SAMPLED_MIN_ROWS) or from
         # the search where rows x overlap groups reached the bound (sample_when_costly)
@@ -331,19 +334,21 @@ def scaling(out_dir: Path, timeout: int, quick: bool = False):
     import pandas as pd
     from tqdm.auto import tqdm
 
+    from turs.search.sampled import SAMPLE_WHEN_MIN_ROWS, SAMPLED_MIN_ROWS, uses_sample
+
     noisy = [2_000, 5_000] if quick else SCALE_NOISY
     datasets = ["shuttle"] if quick else SCALE_DATASETS
     competitors = ["cart"] if quick else SCALE_COMPETITORS
     rows = []
     jobs = [(f"noisy:{n}", algo) for algo in ["turs", *competitors] for n in noisy]
+    # the exact search where the default one may switch to the sample: what the switch buys
+    jobs += [(f"noisy:{n}", "turs-exact") for n in noisy if SAMPLE_WHEN_MIN_ROWS <= n <= SAMPLED_MIN_ROWS]
     jobs += [(name, algo) for name in datasets for algo in ["turs", *competitors]]
     gave_up = set()
 
     def record(r: dict) -> None:
         rows.append(r)
         tqdm.write(json.dumps({k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()}))
-
-    from turs.search.sampled import uses_sample
 
     for spec, algo in tqdm(jobs, desc="scaling", unit="fit"):
         # a TURS fit above the sampled search's threshold is another method: a timeout of the
@@ -510,14 +515,15 @@ def plot_scaling(df, out_dir: Path):
 
     style.apply()
     # one colour, marker and name per learner, the same as in every other figure
-    def learner(a):  # the budgeted TURS fits are TURS
-        return "turs" if a == "turs-budget" else a
+    def learner(a):  # the budgeted and the exact TURS fits are TURS
+        return "turs" if a in ("turs-budget", "turs-exact") else a
 
     colours = {a: style.algorithm_style(learner(a)).color for a in df.algo.dropna().unique()}
     names = {a: style.algorithm_style(learner(a)).label for a in colours}
     ok = df[(df.status == "ok") & (df.study == "n")]
     budget = ok[ok.algo == "turs-budget"].sort_values("n")
-    ok = ok[ok.algo != "turs-budget"]
+    forced = ok[(ok.algo == "turs-exact") & ok.data.str.startswith("noisy")]  # exact=True
+    ok = ok[~ok.algo.isin(["turs-budget", "turs-exact"])]
     fig, axes = plt.subplots(1, 3, figsize=(13.3, 6.4))
     labels = []  # (axes, point, text): placed once the axes are final, clear of the markers
     noisy = ok[ok.data.str.startswith("noisy")]
@@ -529,8 +535,11 @@ def plot_scaling(df, out_dir: Path):
             k = growth_exponent(g.n, g.fit_s)
             axes[0].loglog(g.n, g.fit_s, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy: n^{k:.2f}")
             continue
-        # TURS: the exact search (circles) and, above the threshold, the sampled search (diamonds)
-        for part, marker, what in ((g[~sampled[g.index]], "o-", "exact"), (g[sampled[g.index]], "D-", "sampled")):
+        # TURS: the exact search (circles: the default fits that never sampled, and exact=True
+        # where the default switches) and the sampled search (diamonds: from 20k rows once
+        # rows x groups reach the bound, from the first search above 80k)
+        exact = pd.concat([g[~sampled[g.index]], forced]).sort_values("n")
+        for part, marker, what in ((exact, "o-", "exact"), (g[sampled[g.index]], "D-", "sampled")):
             if not len(part):
                 continue
             k = growth_exponent(part.n, part.fit_s)
@@ -544,7 +553,7 @@ def plot_scaling(df, out_dir: Path):
         ks = growth_exponent(g.n, g.search_median_s)
         axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
                        label=f"linear in n (all TURS noisy points: n^{ks:.2f})")
-        for _, r in g.iterrows():
+        for _, r in pd.concat([g, forced]).iterrows():
             labels.append((axes[0], (r.n, r.fit_s), f"{int(r.rules)} rules"))
     for algo, g in real.groupby("algo"):
         axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")

@@ -109,7 +109,8 @@ def edited(model, literals: list, Xe: np.ndarray, y: np.ndarray):
                                         model.encoder_.binary_, model.model_encoding)
     new.mdl_score_ = new.mdl_breakdown_.total
     new.trace_ = None  # the search trace is of the fit, not of the edited rule set
-    new.__dict__.pop("_search_total_", None)
+    for name in ("_search_total_", "sampled_from_rule_"):  # and so is where its searches sampled
+        new.__dict__.pop(name, None)
     new._build_rules()
     return new
 
@@ -197,7 +198,7 @@ def _without_rule_from_counts(model, i: int, literals: list):
         n_overlap_groups=int((~empty).sum()))
     new.mdl_score_ = new.mdl_breakdown_.total
     new.trace_ = None
-    for name in ("_search_total_", "_train_covers_", "_y_train_", "_train_Xe_", "_n_train_"):
+    for name in ("_search_total_", "sampled_from_rule_", "_train_covers_", "_y_train_", "_train_Xe_", "_n_train_"):
         new.__dict__.pop(name, None)
     new._build_rules()
     return new

@@ -146,8 +146,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         (NaN for a model read from a file whose ``mdl_breakdown`` is null, e.g. edited rules)
     mdl_breakdown_ : MDLBreakdown or None
     trace_ : SearchTrace or None
-    sampled_from_rule_ : int or None, the first rule search that ran on a sample (``exact``;
-        0: all of them), None when every search was exact (a model fitted in this session only)
+    sampled_from_rule_ : int or None, the index of the first rule search that ran on a sample
+        (see ``exact``; the rule it added, if any, is ``rules_[i]``), None when every search was
+        exact (a model fitted in this session only)
 
     Prediction needs, besides the rules, only the class counts of the training rows per cover
     pattern (which rules cover a row): ``to_json`` writes those and nothing row-level

@@ -305,8 +305,9 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
     search that found none); ``M`` and its score stay exact. ``sample_when(state)``
     (:func:`turs.search.sampled.sample_when_costly`), for a fit that starts exact, is asked
     before each rule search and returns the sampler from which that search and every later one
-    run on a sample (None: the exact search again). The trace of such a fit holds the sample's search (its candidates and numbers on the sample,
-    ``"sample_rows"``); ``"mdl_before"`` and ``"mdl_after"`` are the exact scores.
+    run on a sample (None: the exact search again). The trace of such a fit holds the
+    sample's search (its candidates and numbers on the sample, ``"sample_rows"``);
+    ``"mdl_before"`` and ``"mdl_after"`` are the exact scores.
     """
     policy = POLICIES[settings.search]
     mode = trace or ("full" if describe is not None else None)
