@@ -414,7 +414,7 @@ def growth_exponent(n, t) -> float:
 
 
 LABEL_OFFSETS = ((6, 4), (6, -14), (-6, 4), (-6, -14), (0, 10), (0, -20), (8, 12), (-8, 12), (8, -24),
-                 (-8, -24), (24, -32), (-24, -32), (24, 26), (-24, 26))
+                 (-8, -24), (24, -32), (-24, -32), (24, 26), (-24, 26), (40, -50), (-40, -50), (40, 44), (-40, 44))
 """Where a point's label may go, in points from the point, in order of preference; x > 0: the
 label starts there, x < 0: it ends there, x = 0: it is centred. From ``LEADER_FROM`` points
 away a thin line leads from the label to its point."""
@@ -477,7 +477,7 @@ def place_labels(fig, labels, rounds: int = 3) -> None:
             cost = 3.0 * np.sum(gap(others) < 6) + 3.0 * bool(np.any(gap(along) < 2))  # markers, a line
             cost += 4.0 * bool(len(others) and gap(others).min() < gap(own[None])[0])  # whose label is it?
             cost += 1.0 * (abs(dx) >= LEADER_FROM)  # a leader line: only where the near spots are taken
-            cost += 10.0 * (not (inside.x0 <= box.x0 and box.x1 <= inside.x1
+            cost += 30.0 * (not (inside.x0 <= box.x0 and box.x1 <= inside.x1
                                  and inside.y0 <= box.y0 and box.y1 <= inside.y1))
             costs.append(cost)
             cands.append(box)
@@ -489,7 +489,7 @@ def place_labels(fig, labels, rounds: int = 3) -> None:
         ax = labels[i][0]
         placed = [boxes[j][choice[j]] for j in range(len(labels))
                   if j != i and choice[j] is not None and labels[j][0] is ax]
-        total = [c + 3.0 * sum(box.overlaps(p.padded(10)) for p in placed) for c, box in zip(fixed[i], boxes[i])]
+        total = [c + 20.0 * sum(box.overlaps(p.padded(3)) for p in placed) for c, box in zip(fixed[i], boxes[i])]
         return int(np.argmin(total))
 
     for _ in range(1 + rounds):  # the first pass against the labels before each one only
@@ -553,18 +553,21 @@ def plot_scaling(df, out_dir: Path):
         ks = growth_exponent(g.n, g.search_median_s)
         axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
                        label=f"linear in n (all TURS noisy points: n^{ks:.2f})")
-        for _, r in pd.concat([g, forced]).iterrows():
+        for _, r in g.iterrows():  # the default fits' rule counts (exact=True's are in the CSV)
             labels.append((axes[0], (r.n, r.fit_s), f"{int(r.rules)} rules"))
     for algo, g in real.groupby("algo"):
         axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")
         if algo == "turs":
-            axes[1].loglog(g.n, g.search_median_s, "s", color=colours["turs"], mfc="none", label="TURS datasets")
+            on_sample = sampled[g.index]  # hollow diamonds: the searches ran on a sample (some or all)
+            for part, marker, what in ((g[~on_sample], "s", "exact search"), (g[on_sample], "D", "sampled search")):
+                if len(part):
+                    axes[1].loglog(part.n, part.search_median_s, marker, color=colours["turs"], mfc="none",
+                                   label=f"TURS datasets, {what}")
             for _, r in g.sort_values("n").iterrows():
-                labels.append((axes[1], (r.n, r.search_median_s),
-                               r.data + (" (sampled)" if str(r.get("sampled")) == "True" else "")))
+                labels.append((axes[1], (r.n, r.search_median_s), r.data))
             # from a label's room below the lowest point to 3x the highest: the linear guide
             # leaves the panel rather than squeezing the points together
-            top = 3 * ok[ok.algo == "turs"].search_median_s.max()
+            top = 3 * ok[ok.algo == "turs"].search_median_s.max()  # the exact=True points may leave it
             axes[1].set_ylim(g.search_median_s.min() / 2.5, top)
     if len(budget):  # where the full fit timed out: the searches begun within max_time
         axes[1].loglog(budget.n, budget.search_median_s, "o", color=colours["turs-budget"], mfc="none",
