@@ -166,6 +166,25 @@ def test_a_costly_fit_switches_to_the_sample_before_the_search_where_rows_times_
     assert TURSClassifier(beam_width=5).fit(X, y).sampled_from_rule_ is None
 
 
+@pytest.mark.parametrize("name", ["aloi", "smtp"])
+def test_the_study_datasets_with_over_20000_training_rows_never_sample(turs_data_dir, name):
+    """The two datasets of the study with more than ``SAMPLE_WHEN_MIN_ROWS`` training rows (the
+    others have fewer, so they cannot switch) fit exactly in all five folds, and their rule
+    sets' rows x overlap groups, the largest of each fit, stay under half the bound."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from turs.datasets import load
+
+    X, y = load(name)
+    y = np.asarray(y)
+    for tr, _ in StratifiedKFold(5, shuffle=True, random_state=2).split(X, y):
+        assert len(tr) >= sampled.SAMPLE_WHEN_MIN_ROWS
+        model = TURSClassifier().fit(X.iloc[tr], y[tr])
+        assert model.sampled_from_rule_ is None
+        largest = len(tr) * _groups_of_first_rules(model, len(model.rules_))  # groups never merge
+        assert largest < sampled.SAMPLE_WHEN_ROWS_X_GROUPS / 2
+
+
 @pytest.mark.skipif(os.environ.get("TURS_RUN_QUALITY") != "1",
                     reason="about a minute: CI runs it (.ci/run sets TURS_RUN_QUALITY=1), make test does not")
 def test_sampled_search_quality_against_the_exact_search(monkeypatch):
