@@ -56,17 +56,6 @@ def test_regret_table_entries_are_the_single_entries_whatever_order_the_threads_
         assert np.array_equal(table[1:], [_log2_regret_one(n, K) for n in range(1, n_max + 1)])
 
 
-def test_present_groups_is_numpy_unique_with_inverse():
-    from turs.search.state import _present_groups
-
-    rng = np.random.default_rng(0)
-    for n_groups, m in ((1, 0), (1, 5), (7, 3), (300, 10_000)):
-        ids = rng.integers(0, n_groups, m)
-        present, local = _present_groups(ids, n_groups)
-        want_present, want_local = np.unique(ids, return_inverse=True)
-        assert np.array_equal(present, want_present) and np.array_equal(local, want_local)
-
-
 def test_regret_rejects_bad_input():
     with pytest.raises(ValueError, match="n must be >= 0"):
         log2_regret(-1, 2)

@@ -51,7 +51,7 @@ def _log2_regret_one(n, n_classes):
             cur = b + math.log1p(math.exp(a - b))
         log_prev2 = log_prev1
         log_prev1 = cur
-    return log_prev1 / math.log(2.0)
+    return log_prev1 / _LN2
 
 
 @njit(cache=NUMBA_CACHE, parallel=NUMBA_PARALLEL)

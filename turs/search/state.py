@@ -11,7 +11,7 @@ import numpy as np
 
 from .._core.codes import log2_factorial, universal_integer_code
 from .._core.groups import _local_rule_lists, _shared_rule_pairs, group_union_counts
-from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
+from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets, _localize_groups
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
 from .prefix_tables import PrefixTables, rows_in_bins
@@ -163,9 +163,9 @@ class RuleSetState:
         present groups)."""
         C = self.data.n_classes
         y = self.data.y[rule.rows]
-        old = self.group_of[rule.rows]
-        inside = old >= 0
-        present, local = _present_groups(old[inside], len(self.group_masks))
+        present, group_local = _localize_groups(self.group_of, rule.rows, len(self.group_masks))
+        inside = group_local >= 0
+        local = group_local[inside]
         in_rule = np.bincount(local * C + y[inside], minlength=len(present) * C).reshape(-1, C).astype(float)
         rule_counts = np.bincount(y, minlength=C).astype(float)
         union_with_rule = (self.union_counts[present] + rule_counts
@@ -303,18 +303,6 @@ unions by bit sets (see above). Fold-0 fits, 2-core machine, idle, 2026-11-25, b
 every feature, so the lists were built for nothing: their build was 12% of the noisy 10k
 fit); chess, car, vehicle and diabetes (< 256 groups) within 0.07 s either way (best of
 five), chess 0.69 vs 0.62: below 256 groups the lists stay."""
-
-
-def _present_groups(group_ids: np.ndarray, n_groups: int):
-    """``np.unique(group_ids, return_inverse=True)`` for ids in ``0..n_groups-1`` by marking
-    instead of sorting: the distinct ids in increasing order, and each entry's index among
-    them (a rule's rows on a large data set: np.unique's sort took a third of the skin fit)."""
-    seen = np.zeros(n_groups, dtype=bool)
-    seen[group_ids] = True
-    present = np.flatnonzero(seen)
-    index = np.zeros(n_groups, dtype=np.int64)
-    index[present] = np.arange(len(present))
-    return present, index[group_ids]
 
 
 def union_count_mode(n_groups: int) -> str:
