@@ -503,7 +503,8 @@ def plot_scaling(df, out_dir: Path):
     """``figures/scaling.png`` from the table ``scaling()`` measured (``figures/scaling.csv``),
     drawn with the project's style (``turs.style``: Okabe-Ito colours, 11-pt text, 150 dpi): fit
     time and median time per rule search against n (log-log) with the exponents fitted on the
-    noisy series, the learners side by side, and fit time against d on musk."""
+    noisy series, the learners side by side, the rules against n on the noisy data (TURS, RIPPER,
+    CLASSY; CART's leaves are not rules), and fit time against d on musk."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -524,7 +525,9 @@ def plot_scaling(df, out_dir: Path):
     budget = ok[ok.algo == "turs-budget"].sort_values("n")
     forced = ok[(ok.algo == "turs-exact") & ok.data.str.startswith("noisy")]  # exact=True
     ok = ok[~ok.algo.isin(["turs-budget", "turs-exact"])]
-    fig, axes = plt.subplots(1, 3, figsize=(13.3, 6.4))
+    fig, grid = plt.subplots(2, 2, figsize=(13.3, 12.4), gridspec_kw=dict(height_ratios=(1.35, 1)))
+    axes = grid.ravel()
+    rules_ax, d_ax = axes[2], axes[3]
     labels = []  # (axes, point, text): placed once the axes are final, clear of the markers
     noisy = ok[ok.data.str.startswith("noisy")]
     real = ok[~ok.data.str.startswith("noisy")]
@@ -534,6 +537,8 @@ def plot_scaling(df, out_dir: Path):
         if algo != "turs":
             k = growth_exponent(g.n, g.fit_s)
             axes[0].loglog(g.n, g.fit_s, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy: n^{k:.2f}")
+            if algo != "cart":  # CART's are leaves, hundreds to tens of thousands: not rules to compare
+                rules_ax.semilogx(g.n, g.rules, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy")
             continue
         # TURS: the exact search (circles: the default fits that never sampled, and exact=True
         # where the default switches) and the sampled search (diamonds: from 20k rows once
@@ -550,11 +555,10 @@ def plot_scaling(df, out_dir: Path):
                            label=f"TURS noisy, {what} search{fit_k}")
             axes[1].loglog(part.n, part.search_median_s, marker, color=colours["turs"],
                            label=f"TURS noisy, {what} search, median per rule search{search_k}")
+            rules_ax.semilogx(part.n, part.rules, marker, color=colours["turs"], label=f"TURS noisy, {what} search")
         ks = growth_exponent(g.n, g.search_median_s)
         axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
                        label=f"linear in n (all TURS noisy points: n^{ks:.2f})")
-        for _, r in g.iterrows():  # the default fits' rule counts (exact=True's are in the CSV)
-            labels.append((axes[0], (r.n, r.fit_s), f"{int(r.rules)} rules"))
     for algo, g in real.groupby("algo"):
         axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")
         if algo == "turs":
@@ -581,8 +585,12 @@ def plot_scaling(df, out_dir: Path):
     axes[1].set(xlabel="training rows n (fold 0)", ylabel="seconds", title="median time per rule search against n")
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
+    rules_ax.set(xlabel="training rows n (fold 0)", ylabel="rules", title="rules against n (noisy)")
+    rules_ax.set_ylim(0, None)
+    rules_ax.xaxis.set_minor_formatter(NullFormatter())
+    rules_ax.legend(loc="lower right")
     for ax in axes[:2]:
-        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2))
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14))
         ax.xaxis.set_minor_formatter(NullFormatter())
         # seconds as plain numbers at 1, 2, 5 x 10^k (not 6 x 10^0 minor labels)
         ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
@@ -590,13 +598,11 @@ def plot_scaling(df, out_dir: Path):
         ax.yaxis.set_minor_formatter(NullFormatter())
     g = df[(df.study == "d") & (df.status == "ok")]
     if len(g):
-        axes[2].plot(g.d, g.fit_s, marker="o", linestyle="-", color=colours["turs"], label="TURS, musk")
-        axes[2].legend()
+        d_ax.plot(g.d, g.fit_s, marker="o", linestyle="-", color=colours["turs"], label="TURS, musk")
+        d_ax.legend()
     else:
-        axes[2].text(0.5, 0.5, "not measured\n(--scaling-quick)", ha="center", va="center", transform=axes[2].transAxes)
-    axes[2].set(xlabel="number of features d\n(first d columns)", ylabel="fit seconds", title="fit time against d")
-    lo, hi = axes[0].get_xlim()
-    axes[0].set_xlim(lo, hi * 2.5)  # room for the labels of the largest n, right of their points
+        d_ax.text(0.5, 0.5, "not measured\n(--scaling-quick)", ha="center", va="center", transform=d_ax.transAxes)
+    d_ax.set(xlabel="number of features d\n(first d columns)", ylabel="fit seconds", title="fit time against d")
     lo, hi = axes[1].get_xlim()
     axes[1].set_xlim(lo / 2, hi)  # and for those of the smallest, left of theirs
     fig.tight_layout()
