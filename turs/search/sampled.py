@@ -5,7 +5,7 @@ approximation for training sets far larger than the study's (``docs/performance.
 Why: the exact search's growth kernel works per overlap group of the rule set and per cut, and
 on noisy data the groups grow faster than the rows (about 3 rows per group), so one rule search
 costs more than linear in n and a fit far more. A sample of ``SEARCH_SAMPLE_ROWS`` rows
-(``SWITCHED_SAMPLE_ROWS`` in a fit that switched to it) has at most that many groups,
+(a quarter of the rows, if fewer, in a fit that switched to it) has at most that many groups,
 whatever n is.
 
 How (:class:`SampledSearch`):
@@ -32,8 +32,9 @@ When (:func:`uses_sample`, :func:`sample_when_costly`):
 
 * on more than ``SAMPLED_MIN_ROWS`` training rows, every rule search;
 * on ``SAMPLE_WHEN_MIN_ROWS`` to ``SAMPLED_MIN_ROWS`` rows, the fit starts exact and switches
-  to a sample of ``SWITCHED_SAMPLE_ROWS`` rows (at most a quarter of them), for this and every
-  later search, before the first rule search where rows x overlap groups of ``M`` reach
+  to a sample of a quarter of them (``SWITCHED_SAMPLE_SHARE``, at most ``SEARCH_SAMPLE_ROWS``),
+  for this and every later search, before the first rule search where rows x overlap groups
+  of ``M`` reach
   ``SAMPLE_WHEN_ROWS_X_GROUPS``: the exact search's work grows with both (the growth kernel
   works per group and per cover row), and it is the groups that explode on noisy data
   (``docs/performance.md``, "Sampled search on costly fits");
@@ -67,14 +68,16 @@ CONFIRM_CANDIDATES = 20
 search; the best of them on all rows is the search's rule."""
 
 
-SWITCHED_SAMPLE_ROWS = 5_000
-"""Rows of the sample the rule searches of a fit that switched (:func:`sample_when_costly`)
-start on; it doubles as above, up to ``SEARCH_SAMPLE_MAX``. Smaller than ``SEARCH_SAMPLE_ROWS``
-because such a fit switched for its many overlap groups, and the sample inherits them: on the
-issue's noisy 20k rows the 10,000-row sample's rule set reaches 2,140 groups (5 rows a group)
-and its searches cost 0.1-0.4 s each. Measured 2026-11-26 against the exact search (fold 0,
-``docs/performance.md``): noisy 20k in 8.3 s instead of 14.8 s (MDL 0.6% above the exact
-search's, AUC 0.001 above), 40k, 50k and campaign within the same bounds."""
+SWITCHED_SAMPLE_SHARE = 4
+"""A fit that switched (:func:`sample_when_costly`) starts its rule searches on a sample of
+``n // SWITCHED_SAMPLE_SHARE`` rows (at most ``SEARCH_SAMPLE_ROWS``; from 5,000 at
+``SAMPLE_WHEN_MIN_ROWS``), doubling as above up to ``SEARCH_SAMPLE_MAX``. Smaller than
+``SEARCH_SAMPLE_ROWS`` below 40,000 rows because such a fit switched for its many overlap
+groups and the sample inherits them: on the issue's noisy 20k rows the 10,000-row sample's
+rule set reaches 2,140 groups (5 rows a group) and its searches cost 0.1-0.4 s each. Measured
+2026-11-26 against the exact search (fold 0, ``docs/performance.md``): noisy 20k in 8.3 s
+instead of 14.8 s with the 10,000-row sample, MDL 0.6% above the exact search's; a fixed 5,000
+rows was 2.3% above it on a three-class noisy set of 30,000 rows (7,500 rows: 0.04% below)."""
 
 SAMPLE_WHEN_MIN_ROWS = 20_000
 """Fewest training rows on which a costly fit switches to the sampled search
@@ -105,7 +108,7 @@ def sample_when_costly(data: SearchData, exact: bool):
 
     def switch(state: RuleSetState):
         if data.n * len(state.group_masks) >= SAMPLE_WHEN_ROWS_X_GROUPS:
-            return SampledSearch(data, size=SWITCHED_SAMPLE_ROWS)
+            return SampledSearch(data, size=min(SEARCH_SAMPLE_ROWS, data.n // SWITCHED_SAMPLE_SHARE))
         return None
     return switch
 
