@@ -74,7 +74,7 @@ def test_union_by_bits_counts_the_covers(seed):
     present = np.unique(group[rows][group[rows] >= 0])
     for f in range(bins.shape[0]):
         nb = int(n_bins[f])
-        got = np.zeros((len(present), nb + 1, C))
+        got = np.zeros((len(present), nb + 1, C), dtype=np.int64)
         gk._union_by_bits(got, bins[f], y, rows, gl, grp_ptr, grp_rules, covers.shape[1])
         b = bins[f, rows]
         for k, g in enumerate(present):

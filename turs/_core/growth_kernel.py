@@ -88,7 +88,8 @@ def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
     """Add ``weight[s] *`` the class counts of every group J in bin ``b`` (from its cumulative
     histogram ``cum_g[J]``) to the rows ``out[idx[s]]``, ``s`` in ``ptr[J]:ptr[J + 1]``: the
     rule subsets of J (inclusion-exclusion) or the groups J shares rules with (pair lists).
-    ``v``: a (C,) work buffer."""
+    ``v``: a (C,) int64 work buffer; the weights are integers (signs, pair weights), so ``out``
+    (int64) holds exact counts."""
     G, _, C = cum_g.shape
     for J in range(G):
         nj = 0
@@ -100,7 +101,7 @@ def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
             continue
         for s2 in range(ptr[J], ptr[J + 1]):
             t = idx[s2]
-            w = weight[s2]
+            w = np.int64(weight[s2])
             for c in range(C):
                 out[t, c] += w * v[c]
 
@@ -108,13 +109,13 @@ def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
 @njit(cache=NUMBA_CACHE)
 def _union_by_rows(cum_union, bins_f, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
                    sub_sign, n_sub, bmin, bmax):
-    """``cum_union`` (G, nb + 1, C) of ``_grow_candidates_impl`` built row by row: each covered row
+    """``cum_union`` (G, nb + 1, C) int64 of ``_grow_candidates_impl`` built row by row: each covered row
     adds ``w`` to the groups its group's pair list names and 1 to its rule subsets; the subsets
     then enter their groups with their signs, and the bins are cumulated. Cheaper than the
     per-bin build when a group has few rows per bin (``bmin``..``bmax``: the rows' bins)."""
     G, nb1, C = cum_union.shape
     has_pairs = nbr_idx.shape[0] > 0
-    sc = np.zeros((n_sub, nb1, C))
+    sc = np.zeros((n_sub, nb1, C), dtype=np.int64)
     for i in range(rows.shape[0]):
         J = group_local[i]
         if J < 0:
@@ -124,15 +125,15 @@ def _union_by_rows(cum_union, bins_f, y, rows, group_local, nbr_ptr, nbr_idx, nb
         cls = y[r]
         if has_pairs:
             for s2 in range(nbr_ptr[J], nbr_ptr[J + 1]):
-                cum_union[nbr_idx[s2], b1, cls] += nbr_w[s2]
+                cum_union[nbr_idx[s2], b1, cls] += np.int64(nbr_w[s2])
         if n_sub > 0:
             for s2 in range(sub_ptr[J], sub_ptr[J + 1]):
-                sc[sub_idx[s2], b1, cls] += 1.0
+                sc[sub_idx[s2], b1, cls] += 1
     for g in range(G):
         if n_sub > 0:
             for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
                 t2 = sub_idx[s2]
-                w = sub_sign[s2]
+                w = np.int64(sub_sign[s2])
                 for b in range(bmin + 1, bmax + 2):
                     for c in range(C):
                         cum_union[g, b, c] += w * sc[t2, b, c]
@@ -152,7 +153,7 @@ def _popcount(x):
 
 @njit(cache=NUMBA_CACHE)
 def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
-    """``cum_union`` (G, nb + 1, C) built with bit sets: the covered rows of the base are put in
+    """``cum_union`` (G, nb + 1, C) int64 built with bit sets: the covered rows of the base are put in
     (class, bin) order, each rule of ``M`` gets the bit set of its rows in that order, the union
     of group g's rules (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``, in increasing order) is the OR
     of its rules' sets, built as a trie (a group ORs only the rules after the ones it shares with
@@ -440,7 +441,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # rules (subset sums and weighted pair sums per bin, see above), built per bin from the
         # groups' histograms, per row from each row's lists, or with bit sets, whichever costs
         # the least
-        cum_union = np.zeros((Gr, nb + 1, C))
+        cum_union = np.zeros((Gr, nb + 1, C), dtype=np.int64)  # integer counts: every build is exact
         if Gr > 0:
             n_used = bmax - bmin + 1
             cost_rows = row_adds + G * nb * C
@@ -458,8 +459,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 _union_by_rows(cum_union, bins[f], y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
                                sub_idx, sub_sign, n_sub, bmin, bmax)
             else:
-                sc = np.zeros((n_sub, C))
-                vbuf = np.empty(C)
+                sc = np.zeros((n_sub, C), dtype=np.int64)
+                vbuf = np.empty(C, dtype=np.int64)
                 for b in range(nb):
                     for g in range(G):
                         for c in range(C):
@@ -469,12 +470,12 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     if n_sub > 0:
                         for t2 in range(n_sub):
                             for c in range(C):
-                                sc[t2, c] = 0.0
+                                sc[t2, c] = 0
                         _scatter_bin_counts(cum_g, b, sub_ptr, sub_idx, sub_ones, sc, vbuf)
                         for g in range(G):
                             for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
                                 t2 = sub_idx[s2]
-                                w = sub_sign[s2]
+                                w = np.int64(sub_sign[s2])
                                 for c in range(C):
                                     cum_union[g, b + 1, c] += w * sc[t2, c]
                     if has_pairs:
@@ -482,12 +483,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # the data-code change, group by group (each group's histograms stay in cache); every
         # slot still adds its groups' terms in increasing group order, as one sum per slot. A
         # side-0 slot [l, t) holds a row of group g iff t > its first bin, a side-1 slot [t, h)
-        # iff t <= its last; the union's counts as integers (exact: sums of counts)
-        cu = np.empty((Gr, nb + 1, C), dtype=np.int64)
-        for j in range(Gr):
-            for b in range(nb + 1):
-                for c in range(C):
-                    cu[j, b, c] = int(cum_union[j, b, c])
+        # iff t <= its last
         for j in range(Gr):
             g = g0 + j
             if g_last[j] < 0:
@@ -504,7 +500,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     add_tot = 0
                     for c in range(C):
                         n_gc[c] = cum_g[j, e, c] - cum_g[j, a, c]
-                        add_i[c] = counts[slot, c] - (cu[j, e, c] - cu[j, a, c])
+                        add_i[c] = counts[slot, c] - (cum_union[j, e, c] - cum_union[j, a, c])
                         add_tot += add_i[c]
                     log_tot = log2_int[union_tot_int[g] + add_tot]
                     for c in range(C):
