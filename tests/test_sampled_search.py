@@ -155,9 +155,7 @@ def test_a_costly_fit_switches_to_the_sample_before_the_search_where_rows_times_
     assert approx.sampled_from_rule_ == switch_at
     searches = approx.trace_.searches
     assert all("sample_rows" not in s for s in searches[:switch_at])
-    # a quarter of the rows (at most SEARCH_SAMPLE_ROWS), doubling up to SEARCH_SAMPLE_MAX
-    assert searches[switch_at]["sample_rows"] == n // 4 and len(searches) > switch_at
-    assert all(s["sample_rows"] in (n // 4, 500) for s in searches[switch_at:])
+    assert all(s["sample_rows"] == 500 for s in searches[switch_at:]) and len(searches) > switch_at
     assert [str(r) for r in approx.rules_[:switch_at]] == [str(r) for r in exact.rules_[:switch_at]]
     before = [s["mdl_before"] for s in exact.trace_.searches[:switch_at + 1]]
     assert [s["mdl_before"] for s in searches[:switch_at + 1]] == pytest.approx(before, rel=1e-12)
@@ -194,8 +192,8 @@ def test_sampled_search_quality_against_the_exact_search(monkeypatch):
     search) on the issue's noisy generator, 20,000 training rows (fold 0), default settings:
     the default fit, which switches to the sample once rows x groups reach the bound
     (``sample_when_costly``), and a fit that samples from its first search (the row threshold
-    lowered), with the default sample sizes (a quarter of the rows, 5,000, for the switched fit,
-    10,000 from the start; growing to 20,000 when a search finds nothing). Measured 2026-11-26 (this machine type): see ``docs/performance.md``,
+    lowered), with the default sample sizes (10,000 rows, growing to 20,000 when a search
+    finds nothing). Measured 2026-11-26 (this machine type): see ``docs/performance.md``,
     "Sampled search on costly fits"."""
     X, y = make_classification(n_samples=25000, n_features=20, n_informative=8, n_redundant=4, flip_y=0.05,
                                class_sep=0.8, random_state=0)

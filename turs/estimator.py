@@ -131,11 +131,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         rows that stands for all of them, and its best candidates are confirmed on all rows:
         the rules, the MDL score and the probabilities are exact, only which rules are
         proposed depends on the sample (:mod:`turs.search.sampled`, ``docs/performance.md``).
-        On 20,000 to 80,000 rows the fit starts exact and switches to a sampled search (on a
-        quarter of the rows, at most 10,000; ``SWITCHED_SAMPLE_SHARE``) when rows x overlap
-        groups of the rule set reach 4e6 (``SAMPLE_WHEN_ROWS_X_GROUPS``; the study's largest is
-        aloi's 1.4e6), for the rest of the fit: on noisy data the groups, and the exact
-        search's cost with them, grow far faster than the rules.
+        On 20,000 to 80,000 rows the fit starts exact and switches to that sampled search when
+        rows x overlap groups of the rule set reach 4e6 (``SAMPLE_WHEN_ROWS_X_GROUPS``; the
+        study's largest is aloi's 1.4e6), for the rest of the fit: on noisy data the groups,
+        and the exact search's cost with them, grow far faster than the rules.
         True: the exact search at any size (its time grows faster than the rows).
 
     Attributes

@@ -4,9 +4,8 @@ approximation for training sets far larger than the study's (``docs/performance.
 
 Why: the exact search's growth kernel works per overlap group of the rule set and per cut, and
 on noisy data the groups grow faster than the rows (about 3 rows per group), so one rule search
-costs more than linear in n and a fit far more. A sample of ``SEARCH_SAMPLE_ROWS`` rows
-(a quarter of the rows, if fewer, in a fit that switched to it) has at most that many groups,
-whatever n is.
+costs more than linear in n and a fit far more. A sample of ``SEARCH_SAMPLE_ROWS`` rows has
+at most that many groups, whatever n is.
 
 How (:class:`SampledSearch`):
 
@@ -15,7 +14,7 @@ How (:class:`SampledSearch`):
   deterministic);
 * each rule search (Algorithm 4, unchanged) runs on the sample, with the rule set restricted
   to it, as if the sample were the data: its scores and local tests weigh the evidence of
-  the sample's rows. (Scaling the sample's data codes up to the full data's, so
+  ``SEARCH_SAMPLE_ROWS`` rows. (Scaling the sample's data codes up to the full data's, so
   that each sample row stands for ``n / sample`` rows, was tried and is worse: the local
   tests then pass splits of a few sample rows, the rules fit the sample's noise and fail on
   all rows; ``docs/performance.md``.)
@@ -31,10 +30,9 @@ How (:class:`SampledSearch`):
 When (:func:`uses_sample`, :func:`sample_when_costly`):
 
 * on more than ``SAMPLED_MIN_ROWS`` training rows, every rule search;
-* on ``SAMPLE_WHEN_MIN_ROWS`` to ``SAMPLED_MIN_ROWS`` rows, the fit starts exact and switches
-  to a sample of a quarter of them (``SWITCHED_SAMPLE_SHARE``, at most ``SEARCH_SAMPLE_ROWS``),
-  for this and every later search, before the first rule search where rows x overlap groups
-  of ``M`` reach
+* on ``SAMPLE_WHEN_MIN_ROWS`` to ``SAMPLED_MIN_ROWS`` rows (the sample is at most half the
+  rows), the fit starts exact and switches to the sample, for this and every later search,
+  before the first rule search where rows x overlap groups of ``M`` reach
   ``SAMPLE_WHEN_ROWS_X_GROUPS``: the exact search's work grows with both (the growth kernel
   works per group and per cover row), and it is the groups that explode on noisy data
   (``docs/performance.md``, "Sampled search on costly fits");
@@ -57,7 +55,7 @@ SAMPLED_MIN_ROWS = 80_000
 """Fits on more training rows than this search on a sample unless ``exact=True``."""
 
 SEARCH_SAMPLE_ROWS = 10_000
-"""Rows of the sample the rule searches of a fit on more than ``SAMPLED_MIN_ROWS`` rows start on."""
+"""Rows of the sample the rule searches start on."""
 
 SEARCH_SAMPLE_MAX = 20_000
 """Rows the sample grows to at most: when no candidate of a search on the sample is accepted on
@@ -68,21 +66,9 @@ CONFIRM_CANDIDATES = 20
 search; the best of them on all rows is the search's rule."""
 
 
-SWITCHED_SAMPLE_SHARE = 4
-"""A fit that switched (:func:`sample_when_costly`) starts its rule searches on a sample of
-``n // SWITCHED_SAMPLE_SHARE`` rows (at most ``SEARCH_SAMPLE_ROWS``; from 5,000 at
-``SAMPLE_WHEN_MIN_ROWS``), doubling as above up to ``SEARCH_SAMPLE_MAX``. Smaller than
-``SEARCH_SAMPLE_ROWS`` below 40,000 rows because such a fit switched for its many overlap
-groups and the sample inherits them: on the issue's noisy 20k rows the 10,000-row sample's
-rule set reaches 2,140 groups (5 rows a group) and its searches cost 0.1-0.4 s each. Measured
-2026-11-26 against the exact search (fold 0, ``docs/performance.md``): noisy 20k in 8.3 s
-instead of 14.8 s with the 10,000-row sample, MDL 0.6% above the exact search's; a fixed 5,000
-rows was 2.3% above it on a three-class noisy set of 30,000 rows (7,500 rows: 0.04% below)."""
-
-SAMPLE_WHEN_MIN_ROWS = 20_000
+SAMPLE_WHEN_MIN_ROWS = 2 * SEARCH_SAMPLE_ROWS
 """Fewest training rows on which a costly fit switches to the sampled search
-(:func:`sample_when_costly`): the sample is then at most a quarter of the rows, and half when
-it has doubled once."""
+(:func:`sample_when_costly`): the sample is then at most half the rows."""
 
 SAMPLE_WHEN_ROWS_X_GROUPS = 4_000_000
 """Training rows x overlap groups of ``M`` from which a fit on ``SAMPLE_WHEN_MIN_ROWS`` to
@@ -108,7 +94,7 @@ def sample_when_costly(data: SearchData, exact: bool):
 
     def switch(state: RuleSetState):
         if data.n * len(state.group_masks) >= SAMPLE_WHEN_ROWS_X_GROUPS:
-            return SampledSearch(data, size=min(SEARCH_SAMPLE_ROWS, data.n // SWITCHED_SAMPLE_SHARE))
+            return SampledSearch(data)
         return None
     return switch
 
