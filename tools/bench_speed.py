@@ -414,7 +414,7 @@ def growth_exponent(n, t) -> float:
 
 
 LABEL_OFFSETS = ((6, 4), (6, -14), (-6, 4), (-6, -14), (0, 10), (0, -20), (8, 12), (-8, 12), (8, -24),
-                 (-8, -24), (24, -32), (-24, -32), (24, 26), (-24, 26), (40, -50), (-40, -50), (40, 44), (-40, 44))
+                 (-8, -24), (24, -32), (-24, -32), (24, 26), (-24, 26))
 """Where a point's label may go, in points from the point, in order of preference; x > 0: the
 label starts there, x < 0: it ends there, x = 0: it is centred. From ``LEADER_FROM`` points
 away a thin line leads from the label to its point."""
@@ -604,7 +604,7 @@ def plot_scaling(df, out_dir: Path):
         d_ax.text(0.5, 0.5, "not measured\n(--scaling-quick)", ha="center", va="center", transform=d_ax.transAxes)
     d_ax.set(xlabel="number of features d\n(first d columns)", ylabel="fit seconds", title="fit time against d")
     lo, hi = axes[1].get_xlim()
-    axes[1].set_xlim(lo / 2, hi)  # and for those of the smallest, left of theirs
+    axes[1].set_xlim(lo / 2, hi)  # room for the labels of the smallest n, left of their points
     fig.tight_layout()
     place_labels(fig, labels)
     style.save(fig, out_dir, "scaling", formats=("png",))
