@@ -124,7 +124,7 @@ figures/%: $(STAMP) FORCE
 	$(RUN_NOTEBOOK) "notebooks/$$best.py" --profile $(PROFILE)
 
 # Speed benchmark (issue 3): fold 0 of the large datasets in fresh processes, the reference's
-# times beside ours, 1 vs 2 threads, and the scaling study -> figures/bench_speed.csv, scaling.png.
+# times beside ours, 1 vs 2 threads, and the scaling study -> figures/bench_speed.csv, scaling.png, scaling_d.png.
 BENCH_ARGS ?= --scaling --threads vehicle,pendigits,waveform
 bench: $(STAMP)
 	$(PY) tools/bench_speed.py $(BENCH_ARGS)

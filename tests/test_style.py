@@ -228,3 +228,5 @@ def test_scaling_plot_of_bench_speed_follows_the_style(tmp_path):
         bench_speed.plot_scaling(df, tmp_path)
     width, _, dpi = style.png_size_and_dpi(tmp_path / "scaling.png")
     assert round(dpi) >= 150 and width <= style.MAX_WIDTH_PX
+    width, _, dpi = style.png_size_and_dpi(tmp_path / "scaling_d.png")  # the musk d-study
+    assert round(dpi) >= 150 and width <= style.MAX_WIDTH_PX
