@@ -35,6 +35,14 @@ BIT_OP_COST = 0.1
 addition of the list builds, in the per-feature cost model (measured on replayed kernel calls
 of the noisy 5k and 10k fits, see ``docs/performance.md``)."""
 
+RANK_QUERY_COST = 2.0
+"""Cost of one rank query of the bit-set build (a group's union count of one class below one
+bin) relative to one addition of the list builds' prefix sums, in the same cost model. At 1
+(before 2026-11-26) the model took the bit sets for most of avila's features (12 classes,
+fewer than ``BITS_MIN_GROUPS`` groups), where the list builds are 17% faster: replayed kernel
+calls (every 10th of the fold-0 fit, those with lists), 0.85-0.88 s at 1, 0.71-0.72 at 2,
+0.71-0.75 at 3, 0.74-0.78 at 5; magic's the same at all four."""
+
 
 @njit(cache=NUMBA_CACHE, nogil=True)
 def _nll_int(counts_eval, counts_model, log2_int):
@@ -51,33 +59,30 @@ def _nll_int(counts_eval, counts_model, log2_int):
 
 
 @njit(cache=NUMBA_CACHE)
-def _passes_a_local_test(counts, counts_unc, base_counts, base_counts_unc, l_split, log2_int, log2_regret, rest):
+def _passes_a_local_test(counts, counts_unc, nb, nbu, nml_base, nml_base_unc, base_counts, base_counts_unc,
+                         l_split, log2_int, log2_regret, rest):
     """Whether a growth with these class counts (on ``S'`` and on ``S' \\ M``) passes the
     local test of Eq. 3.22 or that of Eq. 3.25, computed as ``_score_candidates`` computes
     them (the kernel counts the data-code change of those growths only, see ``need_tested``,
-    and the search keeps only them: ``score_growths(tested_only=True)``).
+    and the search keeps only them: ``score_growths(tested_only=True)``). ``nb``, ``nbu``:
+    the base's coverage on ``S`` and on ``S \\ M``; ``nml_base``, ``nml_base_unc``: its code
+    lengths without the split (the same for every growth, so the caller computes them once).
     ``rest``: a (C,) int64 work buffer. The expression is written twice on purpose: a shared
     helper called from ``_score_candidates``' per-growth loop made the avila fit 10% slower
     (2026-11-26); ``tests/test_search.py`` checks that both give the same growths."""
     C = counts.shape[0]
-    nb = 0
-    nbu = 0
     cov = 0
     cov_unc = 0
     for c in range(C):
-        nb += base_counts[c]
-        nbu += base_counts_unc[c]
         cov += counts[c]
         cov_unc += counts_unc[c]
         rest[c] = base_counts[c] - counts[c]
-    nml_base = _nll_int(base_counts, base_counts, log2_int) + log2_regret[nb]
     nml_split = (_nll_int(counts, counts, log2_int) + log2_regret[cov]
                  + _nll_int(rest, rest, log2_int) + log2_regret[nb - cov] + l_split)
     if nml_base > nml_split:
         return True
     for c in range(C):
         rest[c] = base_counts_unc[c] - counts_unc[c]
-    nml_base_unc = _nll_int(base_counts_unc, base_counts_unc, log2_int) + log2_regret[nbu]
     nml_split_unc = (_nll_int(counts_unc, counts_unc, log2_int) + log2_regret[cov_unc]
                      + _nll_int(rest, rest, log2_int) + log2_regret[nbu - cov_unc] + l_split)
     return nml_base_unc > nml_split_unc
@@ -344,6 +349,17 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 rule_adds += grp_ptr[J + 1] - grp_ptr[J]
     group_rules = grp_ptr[G] if n_rules > 0 else 0
     n_words = (m_covered + 63) // 64
+    # the base's code lengths without a split, for the local tests (the same for every growth)
+    nb_base = 0
+    nbu_base = 0
+    nml_base = 0.0
+    nml_base_unc = 0.0
+    if need_tested:
+        for c in range(C):
+            nb_base += base_counts[c]
+            nbu_base += base_counts_unc[c]
+        nml_base = _nll_int(base_counts, base_counts, log2_int) + log2_regret[nb_base]
+        nml_base_unc = _nll_int(base_counts_unc, base_counts_unc, log2_int) + log2_regret[nbu_base]
     g0 = g_start
     Gr = g_stop - g_start  # the groups of this call: local index j is group g0 + j
     part = Gr < G
@@ -425,8 +441,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             rest = np.empty(C, dtype=np.int64)
             for slot in range(f * S + 2 * l, f * S + 2 * (h - 1)):
                 if valid[slot] and not need[slot] and _passes_a_local_test(
-                        counts[slot], counts_unc[slot], base_counts, base_counts_unc, l_split, log2_int,
-                        log2_regret, rest):
+                        counts[slot], counts_unc[slot], nb_base, nbu_base, nml_base, nml_base_unc, base_counts,
+                        base_counts_unc, l_split, log2_int, log2_regret, rest):
                     need[slot] = True
                     wanted = True
         if not wanted:
@@ -435,8 +451,6 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             for b in range(1, nb + 1):
                 for c in range(C):
                     cum_g[g, b, c] += cum_g[g, b - 1, c]
-        n_gc = np.zeros(C)
-        add_i = np.zeros(C, dtype=np.int64)
         # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
         # rules (subset sums and weighted pair sums per bin, see above), built per bin from the
         # groups' histograms, per row from each row's lists, or with bit sets, whichever costs
@@ -446,7 +460,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             n_used = bmax - bmin + 1
             cost_rows = row_adds + G * nb * C
             cost_bins = 2 * n_used * G * C + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1)
-            cost_bits = (m_covered + rule_adds + BIT_OP_COST * (n_rules + group_rules) * n_words + G * nb * C
+            cost_bits = (m_covered + rule_adds + BIT_OP_COST * (n_rules + group_rules) * n_words
+                         + RANK_QUERY_COST * G * nb * C
                          if n_rules > 0 else np.inf)
             use = path
             if use == PATH_AUTO:
@@ -481,13 +496,34 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     if has_pairs:
                         _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, nbr_w, cum_union[:, b + 1, :], vbuf)
         # the data-code change, group by group (each group's histograms stay in cache); every
-        # slot still adds its groups' terms in increasing group order, as one sum per slot. A
-        # side-0 slot [l, t) holds a row of group g iff t > its first bin, a side-1 slot [t, h)
-        # iff t <= its last
+        # slot still adds its groups' terms in increasing group order, as one sum per slot, and
+        # a group's terms in increasing class order. A side-0 slot [l, t) holds a row of group g
+        # iff t > its first bin, a side-1 slot [t, h) iff t <= its last. Only the classes the
+        # group has rows of give terms: their list, and the union's total per bin (for the
+        # candidate's count outside the union), are taken once per group (avila's groups have
+        # rows of a few of its 12 classes)
+        cov_slot = np.zeros(2 * nb, dtype=np.int64)  # the coverage of slot (t, side) at 2 t + side
+        for t in range(l + 1, h):
+            for side in range(2):
+                slot = _slot_interval(f, S, l, h, t, side)[2]
+                for c in range(C):
+                    cov_slot[2 * t + side] += counts[slot, c]
+        group_classes = np.empty(C, dtype=np.int64)
+        union_tot = np.zeros(nb + 1, dtype=np.int64)  # cum_union[j] summed over the classes
         for j in range(Gr):
             g = g0 + j
             if g_last[j] < 0:
                 continue  # no row of group g in this cover
+            n_gcl = 0
+            for c in range(C):
+                if cum_g[j, nb, c] > 0:
+                    group_classes[n_gcl] = c
+                    n_gcl += 1
+            for b in range(nb + 1):
+                s_b = 0
+                for c in range(C):
+                    s_b += cum_union[j, b, c]
+                union_tot[b] = s_b
             for side in range(2):
                 t0 = max(l + 1, g_first[j] + 1) if side == 0 else l + 1
                 t1 = h if side == 0 else min(h, g_last[j] + 1)
@@ -495,18 +531,17 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     a, e, slot = _slot_interval(f, S, l, h, t, side)
                     if not valid[slot] or not need[slot]:
                         continue
-                    # counts of the candidate outside the union of group g's rules; the
-                    # group's rows are then coded with the frequencies of union + candidate
-                    add_tot = 0
-                    for c in range(C):
-                        n_gc[c] = cum_g[j, e, c] - cum_g[j, a, c]
-                        add_i[c] = counts[slot, c] - (cum_union[j, e, c] - cum_union[j, a, c])
-                        add_tot += add_i[c]
+                    # the candidate's count outside the union of group g's rules; the group's
+                    # rows are then coded with the frequencies of union + candidate
+                    add_tot = cov_slot[2 * t + side] - (union_tot[e] - union_tot[a])
                     log_tot = log2_int[union_tot_int[g] + add_tot]
-                    for c in range(C):
-                        if n_gc[c] > 0:
-                            delta_nll[slot] += n_gc[c] * (log_p_old[g, c] - log2_int[union_int[g, c] + add_i[c]]
-                                                          + log_tot)
+                    for q in range(n_gcl):
+                        c = group_classes[q]
+                        n_gc = cum_g[j, e, c] - cum_g[j, a, c]
+                        if n_gc > 0:
+                            add_c = counts[slot, c] - (cum_union[j, e, c] - cum_union[j, a, c])
+                            delta_nll[slot] += n_gc * (log_p_old[g, c] - log2_int[union_int[g, c] + add_c]
+                                                       + log_tot)
 
 
 def _variant(func, name):
