@@ -570,8 +570,23 @@ def n_slots(n_bins: np.ndarray) -> int:
     return d * 2 * max((int(n_bins.max()) if d else 1) - 1, 1)
 
 
-def _outputs(n_bins, C):
-    d, S = n_bins.shape[0], n_slots(n_bins)
+_LAST_BINS = (None, 1, 2)  # the n_bins array of the last kernel call, its largest entry and its slots
+
+
+def _bins_max_and_slots(n_bins):
+    """``(max n_bins, n_slots(n_bins))``, kept for the array of the last call: a fit passes the
+    same ``n_bins`` for every base (a thread that replaces the entry replaces all of it)."""
+    global _LAST_BINS
+    last = _LAST_BINS
+    if last[0] is not n_bins:
+        d = n_bins.shape[0]
+        last = _LAST_BINS = (n_bins, int(n_bins.max()) if d else 1, n_slots(n_bins))
+    return last[1], last[2]
+
+
+def _outputs(n_bins, C, S=None):
+    d = n_bins.shape[0]
+    S = n_slots(n_bins) if S is None else S
     return (np.zeros(S, dtype=np.bool_), np.zeros(S, dtype=np.int64), np.zeros(S, dtype=np.int64),
             np.zeros((S, C), dtype=np.int64), np.zeros((S, C), dtype=np.int64), np.zeros(S),
             np.zeros(d, dtype=np.int64))
@@ -638,8 +653,9 @@ def _read_only(value):
     return value
 
 
-_NO_LOCAL_TESTS = (np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 0.0,
-                   np.zeros(0, dtype=np.bool_), np.zeros(0), 0.0)
+_NO_LOCAL_TESTS = tuple(_read_only(v) for v in (
+    np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 0.0, np.zeros(0, dtype=np.bool_),
+    np.zeros(0), 0.0))
 
 
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
@@ -669,14 +685,14 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     d = bins.shape[0]
     C = int(n_classes)
     n_sub = int(n_sub)
-    max_bins = int(n_bins.max()) if d else 1
-    out = _outputs(n_bins, C)
+    max_bins, S = _bins_max_and_slots(n_bins)
+    out = _outputs(n_bins, C, S)
     if need is None:
         need = np.ones(out[0].shape[0], dtype=np.bool_)
     need_tested = local_tests is not None
     # read-only views: the search's regret table is read-only, and numba compiles a kernel
     # per array flag (a long compile would hold up Ctrl-C)
-    local_tests = tuple(_read_only(v) for v in (_NO_LOCAL_TESTS if local_tests is None else local_tests))
+    local_tests = _NO_LOCAL_TESTS if local_tests is None else tuple(_read_only(v) for v in local_tests)
     if grp_ptr is None or n_rules == 0:
         grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     n_rules = int(n_rules)
