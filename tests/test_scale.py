@@ -182,6 +182,35 @@ def test_group_union_counts_and_data_bits_equal_their_dense_twins(seed):
     assert data_bits(covers, y, 3)[0] == total
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("word_cost", [0.0, np.inf])
+def test_union_counts_by_bits_equal_the_rows_in_each_union(seed, word_cost, monkeypatch):
+    """Both ways of ``union_counts_cheapest`` (bit sets over the rows, forced by a word cost of
+    0, and the shared-rule triples, forced by an infinite one) give each group's union counts as
+    found row by row from the covers, also for a subset of the groups (``_split_by``'s present
+    groups, numbered locally) with rows of some groups only."""
+    import turs._core.groups as groups
+
+    monkeypatch.setattr(groups, "UNION_BITS_WORD_COST", word_cost)
+    rng = np.random.default_rng(seed)
+    n, K, C = 700, 9 + seed, 3
+    covers = rng.random((n, K)) < 0.25
+    y = rng.integers(0, C, n)
+    group, masks = overlap_groups(covers)
+    G = len(masks)
+    counts = np.bincount(group[group >= 0] * C + y[group >= 0], minlength=G * C).reshape(G, C).astype(float)
+    want = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in range(G)])
+    assert np.array_equal(groups.union_counts_cheapest(masks, counts, group, y), want)
+    # a subset of the groups and of the rows: the union over those rows only
+    present = np.sort(rng.choice(G, size=max(1, G // 3), replace=False))
+    rows = np.flatnonzero(np.isin(group, present) & (rng.random(n) < 0.6))
+    local = np.searchsorted(present, group[rows])
+    sub = np.bincount(local * C + y[rows], minlength=len(present) * C).reshape(-1, C).astype(float)
+    want_sub = np.array([np.bincount(y[rows][covers[rows][:, masks[g]].any(axis=1)], minlength=C)
+                         for g in present])
+    assert np.array_equal(groups.union_counts_cheapest(masks[present], sub, local, y[rows]), want_sub)
+
+
 @pytest.mark.parametrize("K", [0, 1, 9])
 def test_pattern_counts_equal_numpy_row_unique(K):
     from turs.model_file import pattern_counts

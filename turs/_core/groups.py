@@ -7,6 +7,7 @@ import numpy as np
 from numba import njit
 
 from .._config import NUMBA_CACHE
+from .growth_kernel import _popcount
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -113,5 +114,133 @@ def group_union_counts(group_masks: np.ndarray, group_counts: np.ndarray) -> np.
     g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
     by_rule = np.argsort(ki, kind="stable")
     k_ptr = np.concatenate([[0], np.cumsum(np.bincount(ki, minlength=K))]).astype(np.int64)
+    return _union_counts(g_ptr, ki.astype(np.int64), k_ptr, gi[by_rule].astype(np.int64),
+                         np.ascontiguousarray(group_counts, dtype=np.float64))
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _union_counts_by_bits(row_group, row_class, g_ptr, g_rules, n_rules, n_classes):
+    """The class counts of the union of each overlap group's rules' covers, counted over rows
+    with bit sets (``_union_counts``' twin: the same integer counts, another way).
+
+    ``row_group[i]``: the group of row i (-1: no rule covers it); ``row_class[i]`` its class;
+    group g's rules ``g_rules[g_ptr[g]:g_ptr[g + 1]]`` (ids ``< n_rules``, increasing). The
+    covered rows are put in class order, each rule gets the bit set of its rows, a group's union
+    is the OR of its rules' sets (a trie over consecutive groups, which share their first rules
+    when the groups are sorted by their rule patterns, as ``turs.mdl.overlap_groups`` sorts
+    them) and its count of class c the set bits in class c's segment. Work: per group, its rules
+    after the prefix it shares with the group before, times rows / 64 words; the shared-rule
+    triples of ``_union_counts`` grow with the square of each rule's groups instead (the
+    rule sets of noisy data: hundreds of groups per rule). Returns (G, C) float counts."""
+    G = g_ptr.shape[0] - 1
+    C = n_classes
+    off = np.zeros(C + 1, dtype=np.int64)  # class c's rows at positions off[c]..off[c + 1]-1
+    for i in range(row_group.shape[0]):
+        if row_group[i] >= 0:
+            off[row_class[i] + 1] += 1
+    for c in range(C):
+        off[c + 1] += off[c]
+    n_words = (off[C] + 63) >> 6
+    sets = np.zeros((n_rules, n_words), dtype=np.uint64)
+    nxt = off[:C].copy()
+    one = np.uint64(1)
+    for i in range(row_group.shape[0]):
+        J = row_group[i]
+        if J < 0:
+            continue
+        p = nxt[row_class[i]]
+        nxt[row_class[i]] = p + 1
+        bit = one << np.uint64(p & 63)
+        w = p >> 6
+        for a in range(g_ptr[J], g_ptr[J + 1]):
+            sets[g_rules[a], w] |= bit
+    depth = 1
+    for g in range(G):
+        depth = max(depth, g_ptr[g + 1] - g_ptr[g])
+    acc = np.zeros((depth, n_words), dtype=np.uint64)
+    union = np.zeros((G, C))
+    prev0 = 0
+    prev_len = 0
+    for g in range(G):
+        a0 = g_ptr[g]
+        n_g = g_ptr[g + 1] - a0
+        if n_g == 0:
+            continue
+        q0 = 0
+        while q0 < n_g and q0 < prev_len and g_rules[a0 + q0] == g_rules[prev0 + q0]:
+            q0 += 1
+        for q in range(q0, n_g):
+            k = g_rules[a0 + q]
+            if q == 0:
+                for w in range(n_words):
+                    acc[0, w] = sets[k, w]
+            else:
+                for w in range(n_words):
+                    acc[q, w] = acc[q - 1, w] | sets[k, w]
+        prev0 = a0
+        prev_len = n_g
+        top = acc[n_g - 1]
+        for c in range(C):
+            lo = off[c]
+            hi = off[c + 1]
+            if hi == lo:
+                continue
+            w0 = lo >> 6
+            w1 = (hi - 1) >> 6
+            total = 0
+            for w in range(w0, w1 + 1):
+                x = top[w]
+                if w == w0:
+                    x &= ~((one << np.uint64(lo & 63)) - one)
+                if w == w1 and (hi & 63) != 0:
+                    x &= (one << np.uint64(hi & 63)) - one
+                total += _popcount(x)
+            union[g, c] = total
+    return union
+
+
+def union_counts_of_rows(group_masks: np.ndarray, row_group: np.ndarray, row_class: np.ndarray,
+                         n_classes: int) -> np.ndarray:
+    """``(G, C)`` class counts of the union of the rules of each overlap group (its (K,) bool mask
+    in ``group_masks``) over the rows ``row_group`` assigns to the groups (-1: none), with
+    classes ``row_class``: :func:`group_union_counts` from the rows themselves, by bit sets
+    (``_union_counts_by_bits``); the same integer counts."""
+    G, K = group_masks.shape
+    if G == 0:
+        return np.zeros((0, n_classes))
+    gi, ki = np.nonzero(group_masks)
+    g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
+    return _union_counts_by_bits(np.ascontiguousarray(row_group, dtype=np.int64),
+                                 np.ascontiguousarray(row_class, dtype=np.int64), g_ptr, ki.astype(np.int64),
+                                 K, int(n_classes))
+
+
+UNION_BITS_WORD_COST = 0.25
+"""Cost of one 64-bit word of ``_union_counts_by_bits`` (an OR, or a popcount) relative to one
+shared-rule triple of ``_union_counts``, in :func:`union_counts_cheapest`'s choice."""
+
+
+def union_counts_cheapest(group_masks: np.ndarray, group_counts: np.ndarray, row_group: np.ndarray,
+                          row_class: np.ndarray) -> np.ndarray:
+    """``(G, C)`` union counts of the overlap groups (:func:`group_union_counts`) by the cheaper
+    of its two ways: the shared-rule triples (``sum_k |groups of k|^2``) or bit sets over the
+    groups' rows ``row_group`` (-1: none) with classes ``row_class`` (about rows / 64 words per
+    rule of each group). Both give the same integer counts."""
+    G, K = group_masks.shape
+    C = group_counts.shape[1]
+    if G == 0:
+        return np.zeros((0, C))
+    gi, ki = np.nonzero(group_masks)
+    per_rule = np.bincount(ki, minlength=K).astype(np.float64)
+    triples = float(per_rule @ per_rule)
+    rows = row_group.shape[0]
+    words = UNION_BITS_WORD_COST * (ki.shape[0] + K) * (rows / 64.0 + 1.0) + rows * ki.shape[0] / G
+    g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
+    if words < triples:
+        return _union_counts_by_bits(np.ascontiguousarray(row_group, dtype=np.int64),
+                                     np.ascontiguousarray(row_class, dtype=np.int64), g_ptr,
+                                     ki.astype(np.int64), K, int(C))
+    by_rule = np.argsort(ki, kind="stable")
+    k_ptr = np.concatenate([[0], np.cumsum(per_rule.astype(np.int64))]).astype(np.int64)
     return _union_counts(g_ptr, ki.astype(np.int64), k_ptr, gi[by_rule].astype(np.int64),
                          np.ascontiguousarray(group_counts, dtype=np.float64))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.codes import log2_factorial, universal_integer_code
-from .._core.groups import _local_rule_lists, _shared_rule_pairs, group_union_counts
+from .._core.groups import _local_rule_lists, _shared_rule_pairs, union_counts_cheapest
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets, _localize_groups
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
@@ -136,7 +136,7 @@ class RuleSetState:
                 self.group_rule_ptr, self.group_rule_idx, rule_ptr, gi[by_rule].astype(np.int64), group_counts,
                 min_shared, self.union_mode == "rules")
         else:
-            self.union_counts = group_union_counts(self.group_masks, group_counts)
+            self.union_counts = union_counts_cheapest(self.group_masks, group_counts, self.group_of, data.y)
             self.nbr_ptr = self.nbr_idx = self.nbr_w = None
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
@@ -159,7 +159,7 @@ class RuleSetState:
         ``local``), the class counts of the rule's rows in each (``in_rule``) and in all
         (``rule_counts``), and the counts of the union of each present group's rules and the
         rule: the group's union's plus the rule's minus those of the rule's rows in the group's
-        union (its rows whose group shares a rule with it, :func:`group_union_counts` over the
+        union (its rows whose group shares a rule with it, :func:`~turs._core.groups.union_counts_cheapest` over the
         present groups)."""
         C = self.data.n_classes
         y = self.data.y[rule.rows]
@@ -169,7 +169,7 @@ class RuleSetState:
         in_rule = np.bincount(local * C + y[inside], minlength=len(present) * C).reshape(-1, C).astype(float)
         rule_counts = np.bincount(y, minlength=C).astype(float)
         union_with_rule = (self.union_counts[present] + rule_counts
-                           - group_union_counts(self.group_masks[present], in_rule))
+                           - union_counts_cheapest(self.group_masks[present], in_rule, local, y[inside]))
         return inside, present, local, in_rule, rule_counts, union_with_rule
 
     def total_with(self, rule) -> float:
