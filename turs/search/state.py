@@ -159,8 +159,8 @@ class RuleSetState:
         ``local``), the class counts of the rule's rows in each (``in_rule``) and in all
         (``rule_counts``), and the counts of the union of each present group's rules and the
         rule: the group's union's plus the rule's minus those of the rule's rows in the group's
-        union (its rows whose group shares a rule with it, :func:`~turs._core.groups.union_counts_cheapest` over the
-        present groups)."""
+        union (its rows whose group shares a rule with it,
+        :func:`~turs._core.groups.union_counts_cheapest` over the present groups)."""
         C = self.data.n_classes
         y = self.data.y[rule.rows]
         present, group_local = _localize_groups(self.group_of, rule.rows, len(self.group_masks))
