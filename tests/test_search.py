@@ -1,6 +1,8 @@
 """The search: its incremental scores equal the public MDL score; ground truth on simulated data."""
 from pathlib import Path
 
+import threading
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -421,8 +423,19 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
     one = TURSClassifier(beam_width=5).fit(X, y)
     assert not used
     monkeypatch.setattr(beam, "SCORING_THREADS", 2)
+    pools = []
+
+    class CountedPool(beam.ThreadPoolExecutor):
+        def __init__(self, *a, **k):
+            pools.append(self)
+            super().__init__(*a, **k)
+
+    monkeypatch.setattr(beam, "ThreadPoolExecutor", CountedPool)
     two = TURSClassifier(beam_width=5).fit(X, y)
     assert len(used) > 20 and all(c is not None for c in used)  # under the fit's control
+    # one pool for the whole fit (beam.scoring_pool), shut down when the fit ends
+    assert len(pools) == 1 and pools[0]._shutdown
+    assert not any(t.name.startswith("turs-score") and t.is_alive() for t in threading.enumerate())
     assert len(one.rules_) >= 2
     assert [str(r) for r in one.rules_] == [str(r) for r in two.rules_]
     assert one.mdl_score_ == two.mdl_score_

@@ -4,7 +4,9 @@
 """
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from concurrent.futures import ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,24 +156,70 @@ def base_proposals(base: Candidate, state: RuleSetState, settings: SearchSetting
     return g, main, aux, main_mask, aux_mask
 
 
+class _LazyPool:
+    """A pool of ``SCORING_THREADS`` scoring threads, started when first needed."""
+
+    def __init__(self):
+        self.pool = None
+
+    def get(self) -> ThreadPoolExecutor:
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="turs-score")
+        return self.pool
+
+    def shutdown(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+_SCORING = threading.local()  # .pool: the _LazyPool of the fit running in this thread
+
+
+@contextmanager
+def scoring_pool():
+    """One pool of scoring threads for every beam iteration inside (a fit's rule searches),
+    instead of one per iteration, shut down on the way out (also on an error or Ctrl-C).
+    Starting and joining a pool per iteration cost the noisy 20k fit about 5%: 10.6-11.2 s
+    with one pool against 11.1-12.1 s, alternating three times (2026-11-26)."""
+    if getattr(_SCORING, "pool", None) is not None:  # already inside one
+        yield
+        return
+    holder = _SCORING.pool = _LazyPool()
+    try:
+        yield
+    finally:
+        _SCORING.pool = None
+        holder.shutdown()
+
+
 def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, policy, aux_on: bool,
                 constraints=None, require=None, tested_only: bool = False) -> list:
     """:func:`base_proposals` of each base, in order; with ``SCORING_THREADS`` threads when
     there are two or more bases with enough work (``THREADS_MIN_WORK``), each on the serial
-    kernel. A Ctrl-C during the fit stops every thread at its next kernel call."""
+    kernel, in the pool of :func:`scoring_pool` if one is open (else in a pool of this call).
+    A Ctrl-C during the fit stops every thread at its next kernel call; no scoring thread is
+    still running when this returns or raises."""
     n_rows = sum(base.coverage for base in bases)
     args = (state, settings, policy, aux_on, constraints, require, tested_only)
     if SCORING_THREADS < 2 or len(bases) < 2 or n_rows * state.data.n_cuts_total < THREADS_MIN_WORK:
         return [base_proposals(base, *args) for base in bases]
+    holder = getattr(_SCORING, "pool", None)
+    if holder is None:
+        with ThreadPoolExecutor(min(SCORING_THREADS, len(bases)), thread_name_prefix="turs-score") as pool:
+            return _score_in(pool, bases, args)
+    return _score_in(holder.get(), bases, args)
+
+
+def _score_in(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
     control = active()
-    with ThreadPoolExecutor(min(SCORING_THREADS, len(bases)), thread_name_prefix="turs-score") as pool:
-        futures = [pool.submit(run_for_fit, control, base_proposals, base, *args, True) for base in bases]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+    futures = [pool.submit(run_for_fit, control, base_proposals, base, *args, True) for base in bases]
+    try:
+        return [f.result() for f in futures]
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        wait(futures)  # the running ones stop at their next kernel call
+        raise
 
 
 def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchRecorder | None = None,
@@ -309,6 +357,15 @@ def learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, d
     sample's search (its candidates and numbers on the sample, ``"sample_rows"``);
     ``"mdl_before"`` and ``"mdl_after"`` are the exact scores.
     """
+    with scoring_pool():  # one pool of scoring threads for all the fit's searches
+        return _learn_rule_set(data, settings, max_rules, describe, progress, trace, initial_rules, constraints,
+                               sampler, sample_when)
+
+
+def _learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, describe=None,
+                   progress=None, trace=None, initial_rules=(), constraints: SearchConstraints | None = None,
+                   sampler=None, sample_when=None):
+    """:func:`learn_rule_set` inside its pool of scoring threads."""
     policy = POLICIES[settings.search]
     mode = trace or ("full" if describe is not None else None)
     state = RuleSetState(data, list(initial_rules)) if sampler is None else sampler.full_state(initial_rules)
