@@ -403,6 +403,11 @@ def rerun_scaling(out_dir: Path, timeout: int, cells):
     plot_scaling(df, out_dir)
 
 
+def power_label(k: float) -> str:
+    """``n^k`` with two decimals (``n^0.00``, never ``n^-0.00``)."""
+    return f"n^{0.0 if round(k, 2) == 0 else k:.2f}"
+
+
 def growth_exponent(n, t) -> float:
     """The slope of ``log t`` against ``log n`` (least squares): ``t ~ n^slope``."""
     import numpy as np
@@ -537,7 +542,7 @@ def plot_scaling(df, out_dir: Path):
         g = g.sort_values("n")
         if algo != "turs":
             k = growth_exponent(g.n, g.fit_s)
-            axes[0].loglog(g.n, g.fit_s, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy: n^{k:.2f}")
+            axes[0].loglog(g.n, g.fit_s, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy: {power_label(k)}")
             if algo != "cart":  # CART's are leaves, hundreds to tens of thousands: not rules to compare
                 rules_ax.semilogx(g.n, g.rules, "o-", color=colours.get(algo), label=f"{names.get(algo, algo)} noisy")
             continue
@@ -550,8 +555,8 @@ def plot_scaling(df, out_dir: Path):
                 continue
             k = growth_exponent(part.n, part.fit_s)
             ks = growth_exponent(part.n, part.search_median_s)
-            fit_k = f": n^{k:.2f}" if np.isfinite(k) else f" ({int(part.n.iloc[0]):,} rows)"
-            search_k = f": n^{ks:.2f}" if np.isfinite(ks) else ""
+            fit_k = f": {power_label(k)}" if np.isfinite(k) else f" ({int(part.n.iloc[0]):,} rows)"
+            search_k = f": {power_label(ks)}" if np.isfinite(ks) else ""
             axes[0].loglog(part.n, part.fit_s, marker, color=colours["turs"],
                            label=f"TURS noisy, {what} search{fit_k}")
             axes[1].loglog(part.n, part.search_median_s, marker, color=colours["turs"],
@@ -559,7 +564,7 @@ def plot_scaling(df, out_dir: Path):
             rules_ax.semilogx(part.n, part.rules, marker, color=colours["turs"], label=f"TURS noisy, {what} search")
         ks = growth_exponent(g.n, g.search_median_s)
         axes[1].loglog(g.n, g.search_median_s.iloc[0] * g.n / g.n.iloc[0], ":", color=colours["turs"],
-                       label=f"linear in n (all TURS noisy points: n^{ks:.2f})")
+                       label=f"linear in n (all TURS noisy points: {power_label(ks)})")
     for algo, g in real.groupby("algo"):
         axes[0].loglog(g.n, g.fit_s, "s", color=colours.get(algo), mfc="none", label=f"{names.get(algo, algo)} datasets")
         if algo == "turs":
