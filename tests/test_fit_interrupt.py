@@ -18,11 +18,12 @@ CHILD = textwrap.dedent("""
     from sklearn.datasets import make_classification
     from sklearn.exceptions import NotFittedError
     from sklearn.utils.validation import check_is_fitted
-    from turs import TURSClassifier
+    from turs import TURSClassifier, warmup
 
     X, y = make_classification(n_samples=6000, n_features=20, n_informative=8, n_redundant=4,
                                flip_y=0.05, class_sep=0.8, random_state=0)
-    small = TURSClassifier().fit(X[:300], y[:300])  # JIT warm, and a model fitted before
+    warmup()  # JIT warm whatever ran before in this session (a kernel compiled mid-fit holds Ctrl-C)
+    small = TURSClassifier().fit(X[:300], y[:300])  # a model fitted before
     rules_before = [str(r) for r in small.rules_]
     for model in (TURSClassifier(), small):
         print("READY", flush=True)
