@@ -7,7 +7,7 @@ import numpy as np
 from numba import njit
 
 from .._config import NUMBA_CACHE
-from .growth_kernel import _popcount
+from .growth_kernel import _or_rule_sets, _popcount
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -166,17 +166,7 @@ def _union_counts_by_bits(row_group, row_class, g_ptr, g_rules, n_rules, n_class
         n_g = g_ptr[g + 1] - a0
         if n_g == 0:
             continue
-        q0 = 0
-        while q0 < n_g and q0 < prev_len and g_rules[a0 + q0] == g_rules[prev0 + q0]:
-            q0 += 1
-        for q in range(q0, n_g):
-            k = g_rules[a0 + q]
-            if q == 0:
-                for w in range(n_words):
-                    acc[0, w] = sets[k, w]
-            else:
-                for w in range(n_words):
-                    acc[q, w] = acc[q - 1, w] | sets[k, w]
+        _or_rule_sets(acc, sets, g_rules, a0, n_g, prev0, prev_len)
         prev0 = a0
         prev_len = n_g
         top = acc[n_g - 1]
@@ -197,22 +187,6 @@ def _union_counts_by_bits(row_group, row_class, g_ptr, g_rules, n_rules, n_class
                 total += _popcount(x)
             union[g, c] = total
     return union
-
-
-def union_counts_of_rows(group_masks: np.ndarray, row_group: np.ndarray, row_class: np.ndarray,
-                         n_classes: int) -> np.ndarray:
-    """``(G, C)`` class counts of the union of the rules of each overlap group (its (K,) bool mask
-    in ``group_masks``) over the rows ``row_group`` assigns to the groups (-1: none), with
-    classes ``row_class``: :func:`group_union_counts` from the rows themselves, by bit sets
-    (``_union_counts_by_bits``); the same integer counts."""
-    G, K = group_masks.shape
-    if G == 0:
-        return np.zeros((0, n_classes))
-    gi, ki = np.nonzero(group_masks)
-    g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
-    return _union_counts_by_bits(np.ascontiguousarray(row_group, dtype=np.int64),
-                                 np.ascontiguousarray(row_class, dtype=np.int64), g_ptr, ki.astype(np.int64),
-                                 K, int(n_classes))
 
 
 UNION_BITS_WORD_COST = 0.25

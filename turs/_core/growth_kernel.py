@@ -157,6 +157,27 @@ def _popcount(x):
 
 
 @njit(cache=NUMBA_CACHE)
+def _or_rule_sets(acc, sets, rules, a0, n_g, prev0, prev_len):
+    """The union of a group's rules as a trie step: level q of ``acc`` becomes the OR of the bit
+    sets ``sets[k]`` of the group's first q + 1 rules ``rules[a0:a0 + n_g]`` (the union:
+    ``acc[n_g - 1]``). The levels its list shares with the group built before
+    (``rules[prev0:prev0 + prev_len]``) are kept, so a group ORs only the rules after that
+    prefix. Used by ``_union_by_bits`` and ``turs._core.groups._union_counts_by_bits``."""
+    n_words = sets.shape[1]
+    q0 = 0
+    while q0 < n_g and q0 < prev_len and rules[a0 + q0] == rules[prev0 + q0]:
+        q0 += 1
+    for q in range(q0, n_g):
+        k = rules[a0 + q]
+        if q == 0:
+            for w in range(n_words):
+                acc[0, w] = sets[k, w]
+        else:
+            for w in range(n_words):
+                acc[q, w] = acc[q - 1, w] | sets[k, w]
+
+
+@njit(cache=NUMBA_CACHE)
 def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
     """``cum_union`` (G, nb + 1, C) int64 built with bit sets: the covered rows of the base are put in
     (class, bin) order, each rule of ``M`` gets the bit set of its rows in that order, the union
@@ -213,17 +234,7 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
         n_g = grp_ptr[gg + 1] - a0
         if n_g == 0:
             continue
-        q0 = 0
-        while q0 < n_g and q0 < prev_len and grp_rules[a0 + q0] == grp_rules[prev0 + q0]:
-            q0 += 1
-        for q in range(q0, n_g):
-            k = grp_rules[a0 + q]
-            if q == 0:
-                for w in range(n_words):
-                    acc[0, w] = sets[k, w]
-            else:
-                for w in range(n_words):
-                    acc[q, w] = acc[q - 1, w] | sets[k, w]
+        _or_rule_sets(acc, sets, grp_rules, a0, n_g, prev0, prev_len)
         prev0 = a0
         prev_len = n_g
         top = acc[n_g - 1]
@@ -413,6 +424,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         if bmax < 0:
             continue
         k_split[f] = bmax - bmin
+        cov_slot = np.zeros(2 * nb, dtype=np.int64)  # the coverage of slot (t, side) at 2 t + side
         for t in range(l + 1, h):
             for side in range(2):
                 a, e, slot = _slot_interval(f, S, l, h, t, side)
@@ -424,6 +436,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     counts_unc[slot, c] = cum_unc[e, c] - cum_unc[a, c]
                     cov += v
                     cov_unc += counts_unc[slot, c]
+                cov_slot[2 * t + side] = cov
                 # a growth equal to its base, empty, or adding no instance outside M has no
                 # learning speed (Eq. 3.21 divides by the new coverage): not a candidate
                 if cov == 0 or cov == m or cov_unc == 0:
@@ -502,12 +515,6 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # group has rows of give terms: their list, and the union's total per bin (for the
         # candidate's count outside the union), are taken once per group (avila's groups have
         # rows of a few of its 12 classes)
-        cov_slot = np.zeros(2 * nb, dtype=np.int64)  # the coverage of slot (t, side) at 2 t + side
-        for t in range(l + 1, h):
-            for side in range(2):
-                slot = _slot_interval(f, S, l, h, t, side)[2]
-                for c in range(C):
-                    cov_slot[2 * t + side] += counts[slot, c]
         group_classes = np.empty(C, dtype=np.int64)
         union_tot = np.zeros(nb + 1, dtype=np.int64)  # cum_union[j] summed over the classes
         for j in range(Gr):
