@@ -570,30 +570,18 @@ _grow_chunk_parallel = njit(cache=NUMBA_CACHE, parallel=True, nogil=True)(
     _variant(_grow_chunk_impl, "_grow_chunk_parallel"))
 
 
-def n_slots(n_bins: np.ndarray) -> int:
+def n_slots(n_bins: np.ndarray, max_bins: int | None = None) -> int:
     """The candidate slots of a kernel call on columns with ``n_bins`` bins each: two per cut
-    point of the column with the most bins, per column (``_grow_chunk_impl``)."""
+    point of the column with the most bins (``max_bins``, if the caller has it), per column
+    (``_grow_chunk_impl``)."""
     d = n_bins.shape[0]
-    return d * 2 * max((int(n_bins.max()) if d else 1) - 1, 1)
+    if max_bins is None:
+        max_bins = int(n_bins.max()) if d else 1
+    return d * 2 * max(max_bins - 1, 1)
 
 
-_LAST_BINS = (None, 1, 2)  # the n_bins array of the last kernel call, its largest entry and its slots
-
-
-def _bins_max_and_slots(n_bins):
-    """``(max n_bins, n_slots(n_bins))``, kept for the array of the last call: a fit passes the
-    same ``n_bins`` for every base (a thread that replaces the entry replaces all of it)."""
-    global _LAST_BINS
-    last = _LAST_BINS
-    if last[0] is not n_bins:
-        d = n_bins.shape[0]
-        last = _LAST_BINS = (n_bins, int(n_bins.max()) if d else 1, n_slots(n_bins))
-    return last[1], last[2]
-
-
-def _outputs(n_bins, C, S=None):
+def _outputs(n_bins, C, S):
     d = n_bins.shape[0]
-    S = n_slots(n_bins) if S is None else S
     return (np.zeros(S, dtype=np.bool_), np.zeros(S, dtype=np.int64), np.zeros(S, dtype=np.int64),
             np.zeros((S, C), dtype=np.int64), np.zeros((S, C), dtype=np.int64), np.zeros(S),
             np.zeros(d, dtype=np.int64))
@@ -692,8 +680,8 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     d = bins.shape[0]
     C = int(n_classes)
     n_sub = int(n_sub)
-    max_bins, S = _bins_max_and_slots(n_bins)
-    out = _outputs(n_bins, C, S)
+    max_bins = int(n_bins.max()) if d else 1
+    out = _outputs(n_bins, C, n_slots(n_bins, max_bins))
     if need is None:
         need = np.ones(out[0].shape[0], dtype=np.bool_)
     need_tested = local_tests is not None

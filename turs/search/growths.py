@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core.growth_kernel import PATH_BITS, _bins_max_and_slots, _grow_chunk_serial
+from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, n_slots
 from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
 from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
@@ -160,7 +160,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     base_counts = base.counts.astype(np.int64, copy=False)
     base_unc = base.counts_uncovered.astype(np.int64, copy=False)
     split_code = data.split_code(k, search)
-    need = np.zeros(_bins_max_and_slots(data.n_bins)[1], dtype=np.bool_) if tested_only else None
+    need = np.zeros(n_slots(data.n_bins), dtype=np.bool_) if tested_only else None
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
         data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w, union,
         sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
