@@ -14,7 +14,7 @@ How (:class:`SampledSearch`):
   deterministic);
 * each rule search (Algorithm 4, unchanged) runs on the sample, with the rule set restricted
   to it, as if the sample were the data: its scores and local tests weigh the evidence of
-  ``SEARCH_SAMPLE_ROWS`` rows. (Scaling the sample's data codes up to the full data's, so
+  the sample's rows. (Scaling the sample's data codes up to the full data's, so
   that each sample row stands for ``n / sample`` rows, was tried and is worse: the local
   tests then pass splits of a few sample rows, the rules fit the sample's noise and fail on
   all rows; ``docs/performance.md``.)
