@@ -448,6 +448,34 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
     assert fc.active() is None  # the helper's view of the control does not leak
 
 
+def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(monkeypatch):
+    """``_score_in`` submits an iteration's bases largest cover first (``LARGEST_FIRST``) and
+    returns their proposals in the order of the bases."""
+    from concurrent.futures import Future
+    from types import SimpleNamespace
+
+    import turs.search.beam as beam
+
+    submitted = []
+
+    class RecordingPool:
+        def submit(self, fn, control, func, base, *args):
+            submitted.append(base.coverage)
+            done = Future()
+            done.set_result(("proposals of", base.coverage))
+            return done
+
+    bases = [SimpleNamespace(coverage=c) for c in (40, 900, 7, 300, 900, 55)]
+    monkeypatch.setattr(beam, "base_proposals", None)  # the pool above never calls it
+    out = beam._score_in(RecordingPool(), bases, ())
+    assert submitted == [900, 900, 300, 55, 40, 7]
+    assert out == [("proposals of", c) for c in (40, 900, 7, 300, 900, 55)]
+    monkeypatch.setattr(beam, "LARGEST_FIRST", False)
+    submitted.clear()
+    beam._score_in(RecordingPool(), bases, ())
+    assert submitted == [40, 900, 7, 300, 900, 55]
+
+
 @pytest.mark.parametrize("search", ["turs2", "thesis"])
 def test_tested_growths_only_are_the_full_scores_of_those_growths_and_the_same_search(monkeypatch, search):
     """``score_growths(tested_only=True)`` keeps exactly the growths that pass a local test, in

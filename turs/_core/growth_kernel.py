@@ -656,7 +656,7 @@ _NO_LOCAL_TESTS = tuple(_read_only(v) for v in (
 def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
                      sub_ptr, sub_idx, sub_sign, n_sub, log2_int, n_cuts=None, grp_ptr=None, grp_rules=None,
                      n_rules=0, path=None, max_work=None, between_calls=None, kernel=None, need=None,
-                     local_tests=None):
+                     local_tests=None, max_bins=None):
     """Counts of every one-literal growth of a base rule (see ``_grow_chunk_impl``).
 
     Returns valid (slots,) bool, new_lo (slots,), new_hi (slots,), counts (slots, C),
@@ -675,12 +675,14 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     split_cut_bits, split_extra)`` to also count it for every growth that passes a local test
     (``need_tested``); ``need`` then says on return which slots have it.
     Every argument reaches the kernel with the same types whatever the caller passed, so that
-    ``turs.warmup`` compiles what the search runs.
+    ``turs.warmup`` compiles what the search runs. ``max_bins``: ``n_bins.max()``, if the caller
+    has it (the search keeps it with the data).
     """
     d = bins.shape[0]
     C = int(n_classes)
     n_sub = int(n_sub)
-    max_bins = int(n_bins.max()) if d else 1
+    if max_bins is None:
+        max_bins = int(n_bins.max()) if d else 1
     out = _outputs(n_bins, C, n_slots(n_bins, max_bins))
     if need is None:
         need = np.ones(out[0].shape[0], dtype=np.bool_)

@@ -120,6 +120,14 @@ threads: vehicle 0.26 / 0.27 / 0.26 s (1e6: 0.39), chess 0.61 / - / 0.62, pendig
 instead made chess 0.69 s."""
 
 
+LARGEST_FIRST = True
+"""Submit an iteration's bases to the scoring threads largest cover first (the longest
+processing time first rule): a large base submitted last keeps one thread busy while the
+other waits for the iteration to end. Each base is scored on its own, so the proposals, and
+the search, are the same in any order. On the noisy 20k fit, alternating three times in one
+process (2026-11-26), wall / CPU time 0.60-0.61 against 0.62-0.63 in submission order."""
+
+
 TESTED_GROWTHS_ONLY = True
 """Score only the growths that pass a local test (Eq. 3.22 or 3.25), the only ones either beam
 can take (``score_growths(tested_only=True)``): the growth kernel tests each growth first and
@@ -211,8 +219,13 @@ def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, poli
 
 
 def _score_in(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
+    """The bases' proposals in order, scored in ``pool``, the largest covers submitted first
+    (:data:`LARGEST_FIRST`)."""
     control = active()
-    futures = [pool.submit(run_for_fit, control, base_proposals, base, *args, True) for base in bases]
+    futures = [None] * len(bases)
+    order = sorted(range(len(bases)), key=lambda i: -bases[i].coverage) if LARGEST_FIRST else range(len(bases))
+    for i in order:
+        futures[i] = pool.submit(run_for_fit, control, base_proposals, bases[i], *args, True)
     try:
         return [f.result() for f in futures]
     except BaseException:

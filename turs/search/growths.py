@@ -160,14 +160,14 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     base_counts = base.counts.astype(np.int64, copy=False)
     base_unc = base.counts_uncovered.astype(np.int64, copy=False)
     split_code = data.split_code(k, search)
-    need = np.zeros(n_slots(data.n_bins), dtype=np.bool_) if tested_only else None
+    need = np.zeros(n_slots(data.n_bins, data.max_bins), dtype=np.bool_) if tested_only else None
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
         data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w, union,
         sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
         path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
         kernel=_grow_chunk_serial if serial else None, need=need,
         local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
-        if tested_only else None)
+        if tested_only else None, max_bins=data.max_bins)
     if tested_only:  # the kernel marked (and counted) the growths that pass a local test
         valid &= need
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local

@@ -35,6 +35,7 @@ class SearchData:
         self.log2_d = math.log2(self.d)
         cuts_per_column = np.maximum(self.n_bins - 1, 0)
         self.n_cuts_total = int(cuts_per_column.sum())
+        self.max_bins = int(self.n_bins.max()) if self.d else 1  # the growth kernel's slots per column
         # the local test's bits per column in the authors' code: log2 |cuts of X| + 2 (the side
         # of the cut, one cut or two), and 1 bit for a column with a single cut point
         self.turs2_split_bits = np.where(cuts_per_column > 1,
