@@ -523,7 +523,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         want_t = np.empty((2, max(h - l - 1, 1)), dtype=np.int64)
         for t in range(l + 1, h):
             for side in range(2):
-                a, e, slot = _slot_interval(f, S, l, h, t, side)
+                slot = _slot_interval(f, S, l, h, t, side)[2]
                 if valid[slot] and need[slot]:
                     want_t[side, n_want[side]] = t
                     n_want[side] += 1

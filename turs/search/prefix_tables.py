@@ -42,7 +42,7 @@ class PrefixTables:
         # the data's arrays, not the data: no reference cycle, so the caches go with the fit
         self.bins, self.bin_min, self.bin_max = data.bins, data.bin_min, data.bin_max
         self._rows_by_bin, self._bin_ptr = data.rows_by_bin, data.bin_ptr
-        self.max_b = int(data.n_bins.max(initial=1))
+        self.max_b = data.max_bins
         self.cache_bytes = CACHE_BYTES if cache_bytes is None else cache_bytes
         self._rows: dict = {}  # literal prefix -> the rows satisfying it
         self._tables: dict = {}  # (prefix of q, feature of q) -> tmin, tmax (q, max_b)

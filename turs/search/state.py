@@ -35,7 +35,7 @@ class SearchData:
         self.log2_d = math.log2(self.d)
         cuts_per_column = np.maximum(self.n_bins - 1, 0)
         self.n_cuts_total = int(cuts_per_column.sum())
-        self.max_bins = int(self.n_bins.max()) if self.d else 1  # the growth kernel's slots per column
+        self.max_bins = int(self.n_bins.max(initial=1))  # the most bins of a column (kernel slots, tables)
         # the local test's bits per column in the authors' code: log2 |cuts of X| + 2 (the side
         # of the cut, one cut or two), and 1 bit for a column with a single cut point
         self.turs2_split_bits = np.where(cuts_per_column > 1,
@@ -50,7 +50,7 @@ class SearchData:
             self.log2_int = np.log2(np.arange(self.n + 1, dtype=float))  # log2 of counts
         # rows sorted by bin, per feature: the rows in a bin interval are one slice
         self.rows_by_bin = np.argsort(self.bins, axis=1, kind="stable").astype(np.int64)
-        counts = np.zeros((self.d, int(self.n_bins.max(initial=1)) + 1), dtype=np.int64)
+        counts = np.zeros((self.d, self.max_bins + 1), dtype=np.int64)
         for j in range(self.d):
             counts[j, 1:] = np.bincount(self.bins[j], minlength=counts.shape[1] - 1)[: counts.shape[1] - 1]
         self.bin_ptr = np.cumsum(counts, axis=1)
