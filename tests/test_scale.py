@@ -63,24 +63,57 @@ def test_every_union_build_equals_naive(seed, mode, path):
         assert got[key][2] == pytest.approx(dl, rel=1e-9, abs=1e-9)
 
 
+def _buckets(nb, rng, coarse):
+    """A bucket per bin: the identity, or (``coarse``) bins merged between random boundaries, as
+    the growth kernel merges the bins between the cut points whose data-code change it counts."""
+    if not coarse:
+        return np.arange(nb, dtype=np.int64)
+    starts = np.flatnonzero(rng.random(nb) < 0.4)
+    return (np.searchsorted(starts, np.arange(nb), side="right") - 1).clip(0).astype(np.int64)
+
+
+@pytest.mark.parametrize("coarse", [False, True])
 @pytest.mark.parametrize("seed", range(5))
-def test_union_by_bits_counts_the_covers(seed):
-    """The bit-set build: per group and bin, the base rows below that bin inside the union of the
-    group's rules, per class, counted straight from the covers; including rows past 64 (several
-    words) and segments that start and end inside a word."""
+def test_union_by_bits_counts_the_covers(seed, coarse):
+    """The bit-set build: per group and bucket of bins, the base rows below that bucket inside
+    the union of the group's rules, per class, counted straight from the covers; including rows
+    past 64 (several words) and segments that start and end inside a word."""
     bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=700, K=6)
+    rng = np.random.default_rng(seed)
     group, masks = overlap_groups(covers)
     gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
     present = np.unique(group[rows][group[rows] >= 0])
     for f in range(bins.shape[0]):
-        nb = int(n_bins[f])
-        got = np.zeros((len(present), nb + 1, C), dtype=np.int64)
-        gk._union_by_bits(got, bins[f], y, rows, gl, grp_ptr, grp_rules, covers.shape[1])
-        b = bins[f, rows]
+        bucket = _buckets(int(n_bins[f]), rng, coarse)
+        nk = int(bucket.max()) + 1
+        got = np.zeros((len(present), nk + 1, C), dtype=np.int64)
+        gk._union_by_bits(got, bins[f], bucket, y, rows, gl, grp_ptr, grp_rules, covers.shape[1])
+        b = bucket[bins[f, rows]]
         for k, g in enumerate(present):
             inside = covers[rows][:, masks[g]].any(axis=1)
-            for t in range(nb + 1):
+            for t in range(nk + 1):
                 np.testing.assert_array_equal(got[k, t], np.bincount(y[rows][inside & (b < t)], minlength=C))
+
+
+@pytest.mark.parametrize("path", list(PATHS))
+@pytest.mark.parametrize("seed", range(6))
+def test_data_code_change_of_some_slots_equals_that_of_all(seed, path):
+    """Asked for some slots only (``need``), the kernel merges the bins between the cut points
+    it reads into buckets; those slots get the data-code change of a call that wants every
+    slot, to the bit, whichever build of the union counts it uses, and the others 0."""
+    bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=400, K=4 + seed % 4)
+    gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
+    args = (bins, y, rows, lo, hi, n_bins, C, gl, *nbr, union, *sub, _log2_table(len(y)), None, grp_ptr,
+            grp_rules, covers.shape[1])
+    full = gk._grow_candidates(*args, path=PATHS[path])
+    need = np.random.default_rng(seed).random(full[0].shape[0]) < 0.3
+    part = gk._grow_candidates(*args, path=PATHS[path], need=need.copy())
+    for got, want in zip(part[:5] + part[6:], full[:5] + full[6:]):
+        np.testing.assert_array_equal(got, want)  # the counts do not depend on need
+    wanted = need & full[0]
+    assert wanted.sum() > 5 and (full[5][wanted] != 0).any()
+    np.testing.assert_array_equal(part[5][wanted], full[5][wanted])
+    assert not part[5][~need].any()
 
 
 @pytest.mark.parametrize("mode,min_shared", [("rules", 2), ("neighbours", 1)])

@@ -112,12 +112,14 @@ def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
 
 
 @njit(cache=NUMBA_CACHE)
-def _union_by_rows(cum_union, bins_f, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
+def _union_by_rows(cum_union, bins_f, bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
                    sub_sign, n_sub, bmin, bmax):
-    """``cum_union`` (G, nb + 1, C) int64 of ``_grow_candidates_impl`` built row by row: each covered row
-    adds ``w`` to the groups its group's pair list names and 1 to its rule subsets; the subsets
-    then enter their groups with their signs, and the bins are cumulated. Cheaper than the
-    per-bin build when a group has few rows per bin (``bmin``..``bmax``: the rows' bins)."""
+    """``cum_union`` (G, nb + 1, C) int64 of ``_grow_candidates_impl`` built row by row, over buckets of
+    bins (``bucket[b]``: the bucket of bin ``b``, ``nb`` buckets; the identity for plain bins): each
+    covered row adds ``w`` to the groups its group's pair list names and 1 to its rule subsets;
+    the subsets then enter their groups with their signs, and the buckets are cumulated. Cheaper
+    than the per-bucket build when a group has few rows per bucket (``bmin``..``bmax``: the
+    rows' buckets)."""
     G, nb1, C = cum_union.shape
     has_pairs = nbr_idx.shape[0] > 0
     sc = np.zeros((n_sub, nb1, C), dtype=np.int64)
@@ -126,7 +128,7 @@ def _union_by_rows(cum_union, bins_f, y, rows, group_local, nbr_ptr, nbr_idx, nb
         if J < 0:
             continue
         r = rows[i]
-        b1 = bins_f[r] + 1
+        b1 = bucket[bins_f[r]] + 1
         cls = y[r]
         if has_pairs:
             for s2 in range(nbr_ptr[J], nbr_ptr[J + 1]):
@@ -178,9 +180,10 @@ def _or_rule_sets(acc, sets, rules, a0, n_g, prev0, prev_len):
 
 
 @njit(cache=NUMBA_CACHE)
-def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
-    """``cum_union`` (G, nb + 1, C) int64 built with bit sets: the covered rows of the base are put in
-    (class, bin) order, each rule of ``M`` gets the bit set of its rows in that order, the union
+def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
+    """``cum_union`` (G, nb + 1, C) int64 built with bit sets, over buckets of bins (``bucket[b]``: the
+    bucket of bin ``b``, ``nb`` buckets; the identity for plain bins; "bin" below is a bucket):
+    the covered rows of the base are put in (class, bin) order, each rule of ``M`` gets the bit set of its rows in that order, the union
     of group g's rules (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``, in increasing order) is the OR
     of its rules' sets, built as a trie (a group ORs only the rules after the ones it shares with
     the group before it), and its count of class c in bins ``< b`` the set bits before the start
@@ -196,7 +199,7 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
     for i in range(rows.shape[0]):
         if group_local[i] >= 0:
             r = rows[i]
-            off[y[r] * nb + bins_f[r] + 1] += 1
+            off[y[r] * nb + bucket[bins_f[r]] + 1] += 1
     for s in range(n_seg):
         off[s + 1] += off[s]
     mc = off[n_seg]
@@ -209,7 +212,7 @@ def _union_by_bits(cum_union, bins_f, y, rows, group_local, grp_ptr, grp_rules, 
         if J < 0:
             continue
         r = rows[i]
-        s = y[r] * nb + bins_f[r]
+        s = y[r] * nb + bucket[bins_f[r]]
         p = nxt[s]
         nxt[s] = p + 1
         bit = one << np.uint64(p & 63)
@@ -384,28 +387,16 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         for slot in range(f * S + 2 * l, f * S + 2 * (h - 1)):
             if need[slot]:
                 wanted = True
-        # the groups' histograms only when the groups' work may follow
-        Gf = Gr if wanted or need_tested else 0
         # cumulative histograms: cum[b] = counts of bins < b
         cum_all = np.zeros((nb + 1, C), dtype=np.int64)
         cum_unc = np.zeros((nb + 1, C), dtype=np.int64)
-        cum_g = np.zeros((Gf, nb + 1, C), dtype=np.int64)
-        g_first = np.full(Gf, nb, dtype=np.int64)  # first and last bin with a row of the group
-        g_last = np.full(Gf, -1, dtype=np.int64)
         for i in range(m):
             r = rows[i]
             b = bins[f, r]
             cls = y[r]
             cum_all[b + 1, cls] += 1
-            g = group_local[i] - g0
             if group_local[i] < 0:
                 cum_unc[b + 1, cls] += 1
-            elif g >= 0 and g < Gf:
-                cum_g[g, b + 1, cls] += 1
-                if b < g_first[g]:
-                    g_first[g] = b
-                if b > g_last[g]:
-                    g_last[g] = b
         bmin = nb
         bmax = -1
         for b in range(nb):
@@ -458,82 +449,116 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                         base_counts_unc, l_split, log2_int, log2_regret, rest):
                     need[slot] = True
                     wanted = True
-        if not wanted:
+        if not wanted or Gr == 0:
             continue
-        for g in range(Gr):  # group by group: each group's histogram is contiguous
-            for b in range(1, nb + 1):
-                for c in range(C):
-                    cum_g[g, b, c] += cum_g[g, b - 1, c]
-        # cum_union[g, b]: counts of the base rows with bin < b inside the union of group g's
-        # rules (subset sums and weighted pair sums per bin, see above), built per bin from the
-        # groups' histograms, per row from each row's lists, or with bit sets, whichever costs
-        # the least
-        cum_union = np.zeros((Gr, nb + 1, C), dtype=np.int64)  # integer counts: every build is exact
-        if Gr > 0:
-            n_used = bmax - bmin + 1
-            cost_rows = row_adds + G * nb * C
-            cost_bins = 2 * n_used * G * C + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1)
-            cost_bits = (m_covered + rule_adds + BIT_OP_COST * (n_rules + group_rules) * n_words
-                         + RANK_QUERY_COST * G * nb * C
-                         if n_rules > 0 else np.inf)
-            use = path
-            if use == PATH_AUTO:
-                use = PATH_ROWS if cost_rows < cost_bins else PATH_BINS
-                if cost_bits < min(cost_rows, cost_bins):
-                    use = PATH_BITS
-            if part or (use == PATH_BITS and n_rules > 0):
-                _union_by_bits(cum_union, bins[f], y, rows, group_local, grp_ptr, grp_rules, n_rules, g0)
-            elif use == PATH_ROWS or use == PATH_BITS:
-                _union_by_rows(cum_union, bins[f], y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
-                               sub_idx, sub_sign, n_sub, bmin, bmax)
-            else:
-                sc = np.zeros((n_sub, C), dtype=np.int64)
-                vbuf = np.empty(C, dtype=np.int64)
-                for b in range(nb):
-                    for g in range(G):
-                        for c in range(C):
-                            cum_union[g, b + 1, c] = cum_union[g, b, c]
-                    if b < bmin or b > bmax:
-                        continue
-                    if n_sub > 0:
-                        for t2 in range(n_sub):
-                            for c in range(C):
-                                sc[t2, c] = 0
-                        _scatter_bin_counts(cum_g, b, sub_ptr, sub_idx, sub_ones, sc, vbuf)
-                        for g in range(G):
-                            for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
-                                t2 = sub_idx[s2]
-                                w = np.int64(sub_sign[s2])
-                                for c in range(C):
-                                    cum_union[g, b + 1, c] += w * sc[t2, c]
-                    if has_pairs:
-                        _scatter_bin_counts(cum_g, b, nbr_ptr, nbr_idx, nbr_w, cum_union[:, b + 1, :], vbuf)
-        # the data-code change, group by group (each group's histograms stay in cache); every
-        # slot still adds its groups' terms in increasing group order, as one sum per slot, and
-        # a group's terms in increasing class order. A side-0 slot [l, t) holds a row of group g
-        # iff t > its first bin, a side-1 slot [t, h) iff t <= its last. Only the classes the
-        # group has rows of give terms: their list is taken once per group (avila's groups have
-        # rows of a few of its 12 classes). Each group visits only the slots that want the
-        # change (a list per side, made once per feature: most growths fail the local tests), and
-        # sums the union's classes at those slots alone, not at every bin (replayed kernel calls,
-        # 2026-11-26: 4-8% less time on avila, waveform and noisy 20k, the same arrays)
-        group_classes = np.empty(C, dtype=np.int64)
         # the cut points t whose slot wants its data-code change, per side, in increasing order
         n_want = np.zeros(2, dtype=np.int64)
         want_t = np.empty((2, max(h - l - 1, 1)), dtype=np.int64)
+        # the groups' work reads their counts only at the base's ends l and h and at those cut
+        # points: the bins between two of them are one bucket, ``bucket[b]`` (the work on the
+        # groups x bins x classes is then on buckets, ``nbk`` of them, not bins), and a read at
+        # bin t is at ``at[t]``, the buckets before it (docs/performance.md, seventh stop)
+        at = np.full(nb + 1, -1, dtype=np.int64)
+        at[l] = 0
+        at[h] = 0
         for t in range(l + 1, h):
             for side in range(2):
                 slot = _slot_interval(f, S, l, h, t, side)[2]
                 if valid[slot] and need[slot]:
                     want_t[side, n_want[side]] = t
                     n_want[side] += 1
+                    at[t] = 0
+        bucket = np.zeros(nb, dtype=np.int64)
+        nbk = 0
+        for b in range(l, h):
+            if b > l and at[b] == 0:
+                nbk += 1
+            bucket[b] = nbk
+            if at[b] == 0:
+                at[b] = nbk
+        nbk += 1
+        at[h] = nbk
+        kmin = bucket[bmin]
+        kmax = bucket[bmax]
+        # the groups' histograms over the buckets (cumulated: cum_g[g, k] = rows in buckets < k),
+        # with the first and last bin holding a row of each group
+        cum_g = np.zeros((Gr, nbk + 1, C), dtype=np.int64)
+        g_first = np.full(Gr, nb, dtype=np.int64)
+        g_last = np.full(Gr, -1, dtype=np.int64)
+        for i in range(m):
+            g = group_local[i] - g0
+            if group_local[i] < 0 or g < 0 or g >= Gr:
+                continue
+            r = rows[i]
+            b = bins[f, r]
+            cum_g[g, bucket[b] + 1, y[r]] += 1
+            if b < g_first[g]:
+                g_first[g] = b
+            if b > g_last[g]:
+                g_last[g] = b
+        for g in range(Gr):  # group by group: each group's histogram is contiguous
+            for k in range(1, nbk + 1):
+                for c in range(C):
+                    cum_g[g, k, c] += cum_g[g, k - 1, c]
+        # cum_union[g, k]: counts of the base rows in buckets < k inside the union of group g's
+        # rules (subset sums and weighted pair sums per bucket, see above), built per bucket from
+        # the groups' histograms, per row from each row's lists, or with bit sets, whichever
+        # costs the least
+        cum_union = np.zeros((Gr, nbk + 1, C), dtype=np.int64)  # integer counts: every build is exact
+        n_used = kmax - kmin + 1
+        cost_rows = row_adds + G * nbk * C
+        cost_bins = 2 * n_used * G * C + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1)
+        cost_bits = (m_covered + rule_adds + BIT_OP_COST * (n_rules + group_rules) * n_words
+                     + RANK_QUERY_COST * G * nbk * C
+                     if n_rules > 0 else np.inf)
+        use = path
+        if use == PATH_AUTO:
+            use = PATH_ROWS if cost_rows < cost_bins else PATH_BINS
+            if cost_bits < min(cost_rows, cost_bins):
+                use = PATH_BITS
+        if part or (use == PATH_BITS and n_rules > 0):
+            _union_by_bits(cum_union, bins[f], bucket, y, rows, group_local, grp_ptr, grp_rules, n_rules, g0)
+        elif use == PATH_ROWS or use == PATH_BITS:
+            _union_by_rows(cum_union, bins[f], bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
+                           sub_idx, sub_sign, n_sub, kmin, kmax)
+        else:
+            sc = np.zeros((n_sub, C), dtype=np.int64)
+            vbuf = np.empty(C, dtype=np.int64)
+            for k in range(nbk):
+                for g in range(G):
+                    for c in range(C):
+                        cum_union[g, k + 1, c] = cum_union[g, k, c]
+                if k < kmin or k > kmax:
+                    continue
+                if n_sub > 0:
+                    for t2 in range(n_sub):
+                        for c in range(C):
+                            sc[t2, c] = 0
+                    _scatter_bin_counts(cum_g, k, sub_ptr, sub_idx, sub_ones, sc, vbuf)
+                    for g in range(G):
+                        for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
+                            t2 = sub_idx[s2]
+                            w = np.int64(sub_sign[s2])
+                            for c in range(C):
+                                cum_union[g, k + 1, c] += w * sc[t2, c]
+                if has_pairs:
+                    _scatter_bin_counts(cum_g, k, nbr_ptr, nbr_idx, nbr_w, cum_union[:, k + 1, :], vbuf)
+        # the data-code change, group by group (each group's histograms stay in cache); every
+        # slot still adds its groups' terms in increasing group order, as one sum per slot, and
+        # a group's terms in increasing class order. A side-0 slot [l, t) holds a row of group g
+        # iff t > its first bin, a side-1 slot [t, h) iff t <= its last. Only the classes the
+        # group has rows of give terms: their list is taken once per group (avila's groups have
+        # rows of a few of its 12 classes). Each group visits only the slots that want the
+        # change, and sums the union's classes at those slots alone (replayed kernel calls,
+        # 2026-11-26: 4-8% less time on avila, waveform and noisy 20k, the same arrays)
+        group_classes = np.empty(C, dtype=np.int64)
         for j in range(Gr):
             g = g0 + j
             if g_last[j] < 0:
                 continue  # no row of group g in this cover
             n_gcl = 0
             for c in range(C):
-                if cum_g[j, nb, c] > 0:
+                if cum_g[j, nbk, c] > 0:
                     group_classes[n_gcl] = c
                     n_gcl += 1
             for side in range(2):
@@ -546,18 +571,20 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     if t >= t1:
                         break
                     a, e, slot = _slot_interval(f, S, l, h, t, side)
+                    ka = at[a]
+                    ke = at[e]
                     # the candidate's count outside the union of group g's rules; the group's
                     # rows are then coded with the frequencies of union + candidate
                     in_union = 0
                     for c in range(C):
-                        in_union += cum_union[j, e, c] - cum_union[j, a, c]
+                        in_union += cum_union[j, ke, c] - cum_union[j, ka, c]
                     add_tot = cov_slot[2 * t + side] - in_union
                     log_tot = log2_int[union_tot_int[g] + add_tot]
                     for q in range(n_gcl):
                         c = group_classes[q]
-                        n_gc = cum_g[j, e, c] - cum_g[j, a, c]
+                        n_gc = cum_g[j, ke, c] - cum_g[j, ka, c]
                         if n_gc > 0:
-                            add_c = counts[slot, c] - (cum_union[j, e, c] - cum_union[j, a, c])
+                            add_c = counts[slot, c] - (cum_union[j, ke, c] - cum_union[j, ka, c])
                             delta_nll[slot] += n_gc * (log_p_old[g, c] - log2_int[union_int[g, c] + add_c]
                                                        + log_tot)
 
