@@ -179,20 +179,26 @@ class SampledSearch:
         self._last = (state, out)
         return out
 
-    def on_full(self, c: Candidate, state: RuleSetState) -> Candidate | None:
+    def on_full(self, c: Candidate, state: RuleSetState, prefixes: dict | None = None) -> Candidate | None:
         """Candidate ``c`` (literals ``(column, lo_bin, hi_bin)`` in its order) on all rows:
         cover, class counts in it and in its part outside ``M``, and ``L(S)`` (Eq. 3.17) with
         each literal's ``K_value`` counted on the rows the literals before it reach, as
-        :func:`turs.mdl.rule_model_bits` does. None when a literal has no code there."""
+        :func:`turs.mdl.rule_model_bits` does. None when a literal has no code there.
+        ``prefixes``: a dict that keeps, across the calls given it, the rows of each literal
+        prefix and each ``K_value`` (a search's candidates share their first literals)."""
         data = self.full
         rows = data.all_rows
+        prefixes = {} if prefixes is None else prefixes
         value_ops, k_values = [], []
-        for j, a, b in c.literals:
+        for q, (j, a, b) in enumerate(c.literals):
             if data.binary[j]:
                 kv, two = 1, False
             else:
-                col = data.bins[j, rows]
-                kv = int(col.max() - col.min()) if col.size else 0
+                key = ("k", c.literals[:q], j)
+                kv = prefixes.get(key)
+                if kv is None:
+                    col = data.bins[j, rows]
+                    kv = prefixes[key] = int(col.max() - col.min()) if col.size else 0
                 two = a > 0 and b < data.n_bins[j]
             try:
                 vo = literal_value_op_bits(bool(data.binary[j]), bool(two), kv, data.model_encoding)
@@ -200,7 +206,11 @@ class SampledSearch:
                 return None
             value_ops.append(vo)
             k_values.append(kv)
-            rows = _rows_in_interval(data.bins[j], rows, a, b)
+            key = c.literals[:q + 1]
+            nxt = prefixes.get(key)
+            if nxt is None:
+                nxt = prefixes[key] = _rows_in_interval(data.bins[j], rows, a, b)
+            rows = nxt
         if rows.size == 0:
             return None
         k = len(c.literals)
@@ -219,13 +229,14 @@ class SampledSearch:
         accepts it on the numbers of ``M`` built with it. Returns ``(candidate, new_state)``,
         ``new_state`` None when it is not accepted (``candidate`` None: no candidate)."""
         seen, best = set(), None
+        prefixes: dict = {}  # the candidates' literal prefixes on all rows (on_full)
         for c in sorted(pool, key=lambda c: -c.r):
             if len(seen) >= CONFIRM_CANDIDATES:
                 break
             if c.key in seen:
                 continue
             seen.add(c.key)
-            full = self.on_full(c, state)
+            full = self.on_full(c, state, prefixes)
             if full is None:
                 continue
             self._score(full, state, state.total_with(full))
