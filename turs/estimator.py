@@ -15,7 +15,7 @@ from .model_file import pattern_counts, union_counts
 from .parse import ResolvedRule, resolve_rules
 from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
-from .mdl import MODEL_ENCODINGS, cover_matrix, score_literals
+from .mdl import MODEL_ENCODINGS, ColumnCache, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule
 from ._fit_control import fit_control
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
@@ -313,7 +313,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.sampled_from_rule_ = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
         self._literals_ = [list(r.literals) if isinstance(r, ResolvedRule)
                            else [self._to_threshold(j, a, b) for j, a, b in r.literals] for r in state.rules]
-        covers = cover_matrix(self._literals_, Xe)
+        columns = ColumnCache(Xe)  # each column read once, contiguously, for the covers and the score
+        covers = cover_matrix(self._literals_, Xe, columns)
         # What prediction reads: the class counts per cover pattern (the one path of a fitted
         # and of a loaded model). The row-level covers and labels stay in memory for the
         # explorer's coverage plots; they are never written to a model file.
@@ -324,7 +325,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self._n_train_ = len(y_codes)
         self.mdl_breakdown_ = score_literals(self._literals_, Xe, y_codes, len(self.classes_),
                                              [c.cuts for c in self.encoder_.columns_], self.encoder_.binary_,
-                                             self.model_encoding)
+                                             self.model_encoding, covers=covers, columns=columns)
         self.mdl_score_ = self.mdl_breakdown_.total
         self._build_rules()
         self.trace_ = None
