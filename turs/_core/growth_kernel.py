@@ -183,9 +183,10 @@ def _or_rule_sets(acc, sets, rules, a0, n_g, prev0, prev_len):
 def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
     """``cum_union`` (G, nb + 1, C) int64 built with bit sets, over buckets of bins (``bucket[b]``: the
     bucket of bin ``b``, ``nb`` buckets; the identity for plain bins; "bin" below is a bucket):
-    the covered rows of the base are put in (class, bin) order, each rule of ``M`` gets the bit set of its rows in that order, the union
-    of group g's rules (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``, in increasing order) is the OR
-    of its rules' sets, built as a trie (a group ORs only the rules after the ones it shares with
+    the covered rows of the base are put in (class, bin) order, each rule of ``M`` gets the bit
+    set of its rows in that order, the union of group g's rules
+    (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``, in increasing order) is the OR of its rules'
+    sets, built as a trie (a group ORs only the rules after the ones it shares with
     the group before it), and its count of class c in bins ``< b`` the set bits before the start
     of segment (c, b) minus those before (c, 0): two rank queries (popcounts of the words before
     a position, cumulated once per group, plus one masked word). Work: the rows' rules, plus per
