@@ -244,3 +244,31 @@ def test_turs2_literal_costs():
     assert literal_value_op_bits(False, False, 16, "thesis") == pytest.approx(6.0)
     with pytest.raises(ValueError, match="model_encoding must be one of"):
         literal_value_op_bits(False, False, 16, "reference")
+
+
+def test_cover_matrix_and_score_read_columns_through_one_cache():
+    """The covers read each column through a shared cache (one contiguous copy per column): the
+    same covers as the literal-by-literal comparisons on the matrix, for a row-major and a
+    column-major matrix and for rule lists that share the cache; the score given those covers
+    equals the score that computes them."""
+    from turs.mdl import ColumnCache, cover_matrix
+
+    rng = np.random.default_rng(3)
+    Xe = rng.normal(size=(300, 5))
+    rules = [[(0, -0.5, None), (3, None, 0.7)], [(1, None, 0.2)], [(3, -1.0, 1.0), (0, 0.1, None), (4, None, 0.0)]]
+    def inside(j, lo, hi):
+        return (Xe[:, j] >= (-np.inf if lo is None else lo)) & (Xe[:, j] < (np.inf if hi is None else hi))
+
+    want = np.column_stack([np.all([inside(*lit) for lit in lits], axis=0) for lits in rules])
+    assert 0 < want.sum() < want.size
+    for X in (Xe, np.asfortranarray(Xe)):
+        cache = ColumnCache(X)
+        np.testing.assert_array_equal(cover_matrix(rules, X, cache), want)
+        np.testing.assert_array_equal(cover_matrix(rules[::-1], X, cache), want[:, ::-1])
+        np.testing.assert_array_equal(cover_matrix(rules, X), want)
+    y = (Xe[:, 2] > 0).astype(np.int64)
+    cuts = [np.linspace(-2, 2, 9)] * 5
+    binary = np.zeros(5, dtype=bool)
+    plain = score_literals(rules, Xe, y, 2, cuts, binary)
+    given = score_literals(rules, Xe, y, 2, cuts, binary, covers=want, columns=ColumnCache(Xe))
+    assert given.total == plain.total and given.rule_model_bits == plain.rule_model_bits
