@@ -85,7 +85,8 @@ def test_union_counts_by_rows_equal_the_covers(seed, mode):
         nb = int(n_bins[f])
         b = bins[f, rows]
         got = np.zeros((len(present), nb + 1, C), dtype=np.int64)
-        _union_by_rows(got, bins[f], np.arange(nb, dtype=np.int64), y, rows, gl, nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub,
+        identity = np.arange(nb, dtype=np.int64)  # each bin its own bucket
+        _union_by_rows(got, bins[f], identity, y, rows, gl, nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub,
                        int(b.min()), int(b.max()))
         for k, g in enumerate(present):
             inside = covers[rows][:, masks[g]].any(axis=1)

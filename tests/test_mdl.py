@@ -256,6 +256,7 @@ def test_cover_matrix_and_score_read_columns_through_one_cache():
     rng = np.random.default_rng(3)
     Xe = rng.normal(size=(300, 5))
     rules = [[(0, -0.5, None), (3, None, 0.7)], [(1, None, 0.2)], [(3, -1.0, 1.0), (0, 0.1, None), (4, None, 0.0)]]
+
     def inside(j, lo, hi):
         return (Xe[:, j] >= (-np.inf if lo is None else lo)) & (Xe[:, j] < (np.inf if hi is None else hi))
 

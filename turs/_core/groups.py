@@ -209,12 +209,9 @@ def union_counts_cheapest(group_masks: np.ndarray, group_counts: np.ndarray, row
     triples = float(per_rule @ per_rule)
     rows = row_group.shape[0]
     words = UNION_BITS_WORD_COST * (ki.shape[0] + K) * (rows / 64.0 + 1.0) + rows * ki.shape[0] / G
-    g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
     if words < triples:
+        g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
         return _union_counts_by_bits(np.ascontiguousarray(row_group, dtype=np.int64),
                                      np.ascontiguousarray(row_class, dtype=np.int64), g_ptr,
                                      ki.astype(np.int64), K, int(C))
-    by_rule = np.argsort(ki, kind="stable")
-    k_ptr = np.concatenate([[0], np.cumsum(per_rule.astype(np.int64))]).astype(np.int64)
-    return _union_counts(g_ptr, ki.astype(np.int64), k_ptr, gi[by_rule].astype(np.int64),
-                         np.ascontiguousarray(group_counts, dtype=np.float64))
+    return group_union_counts(group_masks, group_counts)

@@ -279,7 +279,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     bins : (d, n) uint8       bin codes, ``bin = #{cuts <= x}``
     y : (n,) int64            class codes
     rows : (m,) int64         the base rule's cover
-    lo, hi : (d,) int64       the base rule's bin interval per feature
+    lo, hi : (d,) int64       the base rule's bin interval per feature (its rows lie inside it)
     n_bins : (d,) int64       number of bins per feature
     group_local : (m,) int64  overlap group of each row of ``rows`` (-1: not covered by M)
     nbr_ptr, nbr_idx, nbr_w : CSR lists, per group J, of groups g with a weight ``w``
@@ -459,24 +459,23 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # points: the bins between two of them are one bucket, ``bucket[b]`` (the work on the
         # groups x bins x classes is then on buckets, ``nbk`` of them, not bins), and a read at
         # bin t is at ``at[t]``, the buckets before it (docs/performance.md, seventh stop)
-        at = np.full(nb + 1, -1, dtype=np.int64)
-        at[l] = 0
-        at[h] = 0
+        read = np.zeros(nb + 1, dtype=np.bool_)
+        read[l] = True
         for t in range(l + 1, h):
             for side in range(2):
                 slot = _slot_interval(f, S, l, h, t, side)[2]
                 if valid[slot] and need[slot]:
                     want_t[side, n_want[side]] = t
                     n_want[side] += 1
-                    at[t] = 0
+                    read[t] = True
+        at = np.empty(nb + 1, dtype=np.int64)
         bucket = np.zeros(nb, dtype=np.int64)
-        nbk = 0
-        for b in range(l, h):
-            if b > l and at[b] == 0:
+        nbk = -1
+        for b in range(l, h):  # a read bin starts a bucket (l is one)
+            if read[b]:
                 nbk += 1
-            bucket[b] = nbk
-            if at[b] == 0:
                 at[b] = nbk
+            bucket[b] = nbk
         nbk += 1
         at[h] = nbk
         kmin = bucket[bmin]
