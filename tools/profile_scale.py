@@ -9,6 +9,7 @@ build and of the per-slot group loop); ``RuleSetState`` builds, the scoring kern
 per-base bookkeeping are timed too. Writes one JSON per size to ``--out`` and prints a summary.
 
     .venv/bin/python tools/profile_scale.py 5000 10000 --out build/profile_scale
+    .venv/bin/python tools/profile_scale.py 20000 --wall magic avila   # wall time by kind of iteration
 """
 from __future__ import annotations
 
@@ -203,14 +204,105 @@ def summary(res: dict) -> str:
     return "\n".join(lines)
 
 
+def wall_by_iteration(X, y) -> dict:
+    """Where a default fit's wall time goes, by kind of beam iteration: the iterations whose
+    bases the scoring threads share (``threaded_s``, and ``busy``: the bases' summed time over
+    twice that wall time), those scored in this thread because their rows x cut points are
+    below ``THREADS_MIN_WORK`` (``small_s``) or they have one base (``one_base_s``), the rest of
+    the rule searches (the beams' reduction and bookkeeping) and the fit outside the searches.
+    Times only those calls, so the fit runs at its own speed; JIT warm."""
+    import resource
+    import threading
+
+    import turs
+    import turs.search.beam as beam
+
+    turs.warmup()
+    acc = defaultdict(float)
+    lock = threading.Lock()
+    score_bases, base_proposals, search_rule = beam.score_bases, beam.base_proposals, beam.search_rule
+
+    def proposals(*a, **k):
+        t = time.perf_counter()
+        out = base_proposals(*a, **k)
+        with lock:
+            acc["bases_s"] += time.perf_counter() - t
+        return out
+
+    def bases(grown, state, *a, **k):
+        rows = sum(b.coverage for b in grown)
+        if len(grown) < 2:
+            kind = "one_base"
+        elif beam.SCORING_THREADS < 2 or rows * state.data.n_cuts_total < beam.THREADS_MIN_WORK:
+            kind = "small"
+        else:
+            kind = "threaded"
+        before = acc["bases_s"]
+        t = time.perf_counter()
+        out = score_bases(grown, state, *a, **k)
+        acc[kind + "_s"] += time.perf_counter() - t
+        acc[kind + "_n"] += 1
+        if kind == "threaded":
+            acc["threaded_bases_s"] += acc["bases_s"] - before
+        return out
+
+    def search(*a, **k):
+        t = time.perf_counter()
+        out = search_rule(*a, **k)
+        acc["searches_s"] += time.perf_counter() - t
+        return out
+
+    beam.score_bases, beam.base_proposals, beam.search_rule = bases, proposals, search
+    try:
+        r0 = resource.getrusage(resource.RUSAGE_SELF)
+        t = time.perf_counter()
+        m = turs.TURSClassifier().fit(X, y)
+        fit_s = time.perf_counter() - t
+        r1 = resource.getrusage(resource.RUSAGE_SELF)
+    finally:
+        beam.score_bases, beam.base_proposals, beam.search_rule = score_bases, base_proposals, search_rule
+    cpu_s = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+    scored = acc["threaded_s"] + acc["small_s"] + acc["one_base_s"]
+    return {"fit_s": fit_s, "cpu_s": cpu_s, "rules": len(m.rules_),
+            "threaded_s": acc["threaded_s"], "threaded_n": int(acc["threaded_n"]),
+            "busy": acc["threaded_bases_s"] / (2 * acc["threaded_s"]) if acc["threaded_s"] else float("nan"),
+            "small_s": acc["small_s"], "small_n": int(acc["small_n"]),
+            "one_base_s": acc["one_base_s"], "one_base_n": int(acc["one_base_n"]),
+            "rest_of_searches_s": acc["searches_s"] - scored, "outside_searches_s": fit_s - acc["searches_s"]}
+
+
+def wall_summary(name: str, w: dict) -> str:
+    return (f"{name}: fit {w['fit_s']:.2f} s (CPU {w['cpu_s']:.2f} s, {w['rules']} rules); iterations in two "
+            f"threads {w['threaded_s']:.2f} s ({w['threaded_n']}, busy {w['busy']:.2f}); in this thread: small bases "
+            f"{w['small_s']:.2f} s ({w['small_n']}), one base {w['one_base_s']:.2f} s ({w['one_base_n']}); rest of "
+            f"the searches {w['rest_of_searches_s']:.2f} s; outside them {w['outside_searches_s']:.2f} s")
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("sizes", nargs="+", type=int)
+    ap.add_argument("sizes", nargs="*", type=int, help="training rows of the noisy generator")
+    ap.add_argument("--wall", nargs="*", metavar="DATA", default=None,
+                    help="only the fit's wall time by kind of beam iteration (wall_by_iteration), for the "
+                         "given sizes and for these registered datasets (fold 0)")
     ap.add_argument("--out", default="build/profile_scale")
     ap.add_argument("--max-rules", type=int, default=None)
     ap.add_argument("--beam-width", type=int, default=10)
     ap.add_argument("--keep", type=int, default=0, help="save the inputs of the N slowest kernel calls")
     a = ap.parse_args()
+    if a.wall is not None:
+        from sklearn.model_selection import StratifiedKFold
+
+        from turs.datasets import load
+
+        for n in a.sizes:
+            X, y, _, _ = noisy(n)
+            print(wall_summary(f"noisy {n}", wall_by_iteration(X, y)), flush=True)
+        for name in a.wall:
+            X, y = load(name)
+            y = np.asarray(y)
+            tr, _ = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
+            print(wall_summary(name, wall_by_iteration(X.iloc[tr], y[tr])), flush=True)
+        return
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     for n in a.sizes:
