@@ -303,6 +303,8 @@ def main():
             tr, _ = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
             print(wall_summary(name, wall_by_iteration(X.iloc[tr], y[tr])), flush=True)
         return
+    if not a.sizes:
+        ap.error("give the training sizes to profile (or --wall with sizes or dataset names)")
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     for n in a.sizes:

@@ -551,10 +551,10 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # rows of a few of its 12 classes). Each group visits only the slots that want the
         # change (replayed kernel calls, 2026-11-26: 4-8% less time on avila, waveform and noisy
         # 20k, the same arrays). A slot's count inside the union comes from the group's union
-        # counts summed over the classes once per bucket (``union_tot``), not per slot: 1-5%
+        # counts summed over the classes once per bucket (``cum_union_all``), not per slot: 1-5%
         # less (the same replays, eighth stop). The sums are of integers, so exact.
         group_classes = np.empty(C, dtype=np.int64)
-        union_tot = np.empty(nbk + 1, dtype=np.int64)  # cum_union[j, k] summed over the classes
+        cum_union_all = np.empty(nbk + 1, dtype=np.int64)  # cum_union[j, k] summed over the classes
         for j in range(Gr):
             g = g0 + j
             if g_last[j] < 0:
@@ -568,7 +568,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 tot = 0
                 for c in range(C):
                     tot += cum_union[j, k, c]
-                union_tot[k] = tot
+                cum_union_all[k] = tot
             for side in range(2):
                 t0 = max(l + 1, g_first[j] + 1) if side == 0 else l + 1
                 t1 = h if side == 0 else min(h, g_last[j] + 1)
@@ -583,7 +583,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                     ke = at[e]
                     # the candidate's count outside the union of group g's rules; the group's
                     # rows are then coded with the frequencies of union + candidate
-                    in_union = union_tot[ke] - union_tot[ka]
+                    in_union = cum_union_all[ke] - cum_union_all[ka]
                     add_tot = cov_slot[2 * t + side] - in_union
                     log_tot = log2_int[union_tot_int[g] + add_tot]
                     for q in range(n_gcl):
