@@ -133,6 +133,16 @@ class ColumnCache:
         return col
 
 
+def restrict_to_literal(mask: np.ndarray, x: np.ndarray, low, high) -> np.ndarray:
+    """``mask`` (bool, in place) limited to the rows with ``low <= x < high`` (a bound of None is
+    absent): the rows a literal keeps (Eq. 3.1). Returns ``mask``."""
+    if low is not None:
+        mask &= x >= low
+    if high is not None:
+        mask &= x < high
+    return mask
+
+
 def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0, model_encoding: str = "thesis",
                     columns: ColumnCache | None = None):
     """``L(S)`` of one rule (Eq. 3.17) with per-literal ``L_value_op`` and ``K_value``.
@@ -180,12 +190,7 @@ def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0,
         value_ops.append(vo)
         k_values.append(kv)
         bits += vo
-        m = np.ones(n, dtype=bool)
-        if low is not None:
-            m &= columns(j) >= low
-        if high is not None:
-            m &= columns(j) < high
-        sub &= m
+        sub &= restrict_to_literal(np.ones(n, dtype=bool), columns(j), low, high)
     return bits, value_ops, k_values
 
 
@@ -198,10 +203,7 @@ def cover_matrix(rules_literals, Xe: np.ndarray, columns: ColumnCache | None = N
     for i, lits in enumerate(rules_literals):
         m = np.ones(n, dtype=bool)
         for j, low, high in lits:
-            if low is not None:
-                m &= columns(j) >= low
-            if high is not None:
-                m &= columns(j) < high
+            restrict_to_literal(m, columns(j), low, high)
         out[:, i] = m
     return out
 

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mdl import rule_model_bits
+from .mdl import restrict_to_literal, rule_model_bits
 from .rules import LOWER_OPS, cut_of_bound, quote_name
 
 __all__ = ["ParsedCondition", "ParsedRule", "ResolvedRule", "RuleSyntaxError", "parse_rule", "resolve_rules"]
@@ -422,10 +422,7 @@ def _on_data(literals, encoder, Xe, model_encoding, label) -> ResolvedRule:
     cover = np.ones(n, dtype=bool)
     for j, low, high, name in literals:
         before = int(cover.sum())
-        if low is not None:
-            cover &= Xe[:, j] >= low
-        if high is not None:
-            cover &= Xe[:, j] < high
+        restrict_to_literal(cover, Xe[:, j], low, high)
         if not cover.any():
             cond = _condition_text(encoder, j, low, high)
             raise ValueError(f"The {label} covers no training row: its condition '{cond}' on the column "
@@ -453,10 +450,7 @@ def _uncodable(lits, Xe, cuts, binary) -> int:
             c = np.asarray(cuts[j], dtype=float)
             if np.count_nonzero((c > x.min()) & (c <= x.max())) < (2 if low is not None and high is not None else 1):
                 return k
-        if low is not None:
-            sub &= Xe[:, j] >= low
-        if high is not None:
-            sub &= Xe[:, j] < high
+        restrict_to_literal(sub, Xe[:, j], low, high)
     return len(lits) - 1
 
 
