@@ -524,3 +524,62 @@ def test_tested_growths_only_are_the_full_scores_of_those_growths_and_the_same_s
     plain = TURSClassifier(beam_width=5).fit(X, y)
     assert [str(r) for r in tested.rules_] == [str(r) for r in plain.rules_]
     assert tested.mdl_score_ == plain.mdl_score_
+
+
+@pytest.mark.parametrize("search", ["turs2", "thesis"])
+@pytest.mark.parametrize("union", ["rules", "subsets", "neighbours", "bits"])
+def test_one_call_per_base_gives_the_numbers_of_the_separate_calls(monkeypatch, search, union):
+    """A base scored in one jitted call (``ONE_CALL_PER_BASE``) gets every number of the
+    separate calls to the bit, for bases of 0 to 3 literals, all growths or the tested ones
+    only, with each union-count path; a base too large for one call takes the separate calls."""
+    import turs.search.growths as growths
+    import turs.search.state as state_mod
+    from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set
+    from turs.search.growths import empty_rule, score_growths
+
+    monkeypatch.setattr(state_mod, "UNION_COUNTS", union)
+    from sklearn.datasets import make_classification
+
+    X, y = make_classification(n_samples=1500, n_features=6, n_informative=4, n_redundant=1, n_classes=3,
+                               flip_y=0.1, random_state=0)
+    X = pd.DataFrame(X, columns=[f"x{j}" for j in range(6)])
+    model = TURSClassifier(beam_width=4, max_rules=1).fit(X, y)
+    enc = model.encoder_
+    data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64),
+                      enc.n_bins_, enc.binary_, len(model.classes_), model_encoding="turs2")
+    state = RuleSetState(data, learn_rule_set(data, SearchSettings(4, search="turs2"), max_rules=4)[0].rules)
+    assert state.union_mode == union and len(state.group_masks) >= 3
+    calls = []
+    fused = growths._score_base
+    monkeypatch.setattr(growths, "_score_base", lambda *a: calls.append(1) or fused(*a))
+
+    def both(base, tested):
+        out = []
+        for one in (False, True):
+            monkeypatch.setattr(growths, "ONE_CALL_PER_BASE", one)
+            out.append(score_growths(base, state, 4, "learning_speed", search, tested_only=tested))
+        return out
+
+    base = empty_rule(data, state)
+    for length in range(4):
+        if length:  # the best growth of the last base on a new column
+            new = np.flatnonzero(~np.isin(every.feat, [lit[0] for lit in base.literals]))
+            r = np.where(np.isfinite(every.r[new]), every.r[new], -np.inf)
+            base = every.materialize(int(new[np.argmax(r)]), data)
+        for tested in (False, True):
+            sep, one = both(base, tested)
+            for name in ("feat", "lo", "hi", "counts", "counts_unc", "cov", "cov_unc", "model_bits", "value_op",
+                         "r", "R", "total_after", "local_test", "aux_local_test", "bucket", "aux_bucket",
+                         "split_bits", "split_bits_unc", "later_k", "later_vo", "splits_uncovered"):
+                a, b = getattr(sep, name), getattr(one, name)
+                assert (a is None) == (b is None), name
+                assert a is None or np.array_equal(a, b, equal_nan=a.dtype.kind == "f"), (length, tested, name)
+            assert (sep.nml_base, sep.nml_base_unc) == (one.nml_base, one.nml_base_unc)
+            assert np.array_equal(sep._k_new, one._k_new)
+            if not tested:
+                every = sep
+    assert len(base.literals) == 3 and len(calls) == 8
+    monkeypatch.setattr(growths.growth_kernel, "MAX_CALL_WORK", 1.0)
+    calls.clear()
+    sep, one = both(empty_rule(data, state), True)
+    assert not calls and np.array_equal(sep.r, one.r)

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, n_slots
+from .._core import growth_kernel
+from .._core.base_call import _list_lengths, _score_base
+from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, feature_work, n_slots
 from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
 from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
@@ -150,46 +152,55 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     scores only them. Their numbers are those of a full call, to the bit, in the same order."""
     data = state.data
     present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
-    union = state.union_counts[present]
-    sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
-    nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
-    lo, hi = base.intervals(data)
-    grp_ptr, grp_rules = local_rules(state, present)
     tested_only = tested_only and len(present) > 0  # the kernel tests only where it has groups
     k = len(base.literals)
     base_counts = base.counts.astype(np.int64, copy=False)
     base_unc = base.counts_uncovered.astype(np.int64, copy=False)
     split_code = data.split_code(k, search)
-    need = np.zeros(n_slots(data.n_bins, data.max_bins), dtype=np.bool_) if tested_only else None
-    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-        data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w, union,
-        sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
-        path=PATH_BITS if state.union_mode == "bits" else None, between_calls=BETWEEN_KERNEL_CALLS,
-        kernel=_grow_chunk_serial if serial else None, need=need,
-        local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
-        if tested_only else None, max_bins=data.max_bins)
-    if tested_only:  # the kernel marked (and counted) the growths that pass a local test
-        valid &= need
     # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
-    # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23), all in one kernel
+    # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23): _finish_growths' other inputs
     header_old, header_new = data.header_bits(k)
     base_vo = np.asarray(base.value_ops, dtype=float)
     lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
     scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
     turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
     else_counts = state.else_counts.astype(np.int64, copy=False)
-    (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
-     total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
-     nml_base_unc) = _finish_growths(
-        valid, new_lo, new_hi, counts, counts_unc, delta, k_split, data.bins, data.n_bins, data.binary,
-        lits, base_vo, float(base_vo.sum()), np.asarray(base.k_values, dtype=np.int64), header_new,
-        header_old, data.turs2, scan_rows, data.log2_d, base_counts, base_unc, else_counts, data.log2_regret,
-        state.nll_covered, state.regret_rules, state.model_next, state.total, score == "absolute",
-        beam_width, *split_code, data.log2_int, turs2,
+    finish_args = (  # _finish_growths' arguments after the kernel's outputs, in its order
+        data.bins, data.n_bins, data.binary, lits, base_vo, float(base_vo.sum()),
+        np.asarray(base.k_values, dtype=np.int64), header_new, header_old, data.turs2, scan_rows, data.log2_d,
+        base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
+        state.model_next, state.total, score == "absolute", beam_width, *split_code, data.log2_int, turs2,
         data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
         _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
         *data.prefix_tables.tables(base.literals),
-        *data.prefix_tables.later_k_without(base.literals, _lower_bound_growths(base, valid, data) if turs2 else ()))
+        *data.prefix_tables.later_k_without(base.literals, _lower_bound_literals(base) if turs2 else ()))
+    path = PATH_BITS if state.union_mode == "bits" else int(growth_kernel.UNION_BUILD)
+    lists = _kernel_lists(state)
+    if ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial):
+        if BETWEEN_KERNEL_CALLS is not None:
+            BETWEEN_KERNEL_CALLS()
+        k_split, out = _score_base(
+            data.y, base.rows, data.n_classes, n_slots(data.n_bins, data.max_bins), present, gl, state.union_counts,
+            *lists, state.K, path, tested_only, *finish_args)
+    else:
+        union = state.union_counts[present]
+        sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
+        nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
+        lo, hi = base.intervals(data)
+        grp_ptr, grp_rules = local_rules(state, present)
+        need = np.zeros(n_slots(data.n_bins, data.max_bins), dtype=np.bool_) if tested_only else None
+        valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
+            data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w, union,
+            sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
+            path=path, between_calls=BETWEEN_KERNEL_CALLS, kernel=_grow_chunk_serial if serial else None,
+            need=need, local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
+            if tested_only else None, max_bins=data.max_bins)
+        if tested_only:  # the kernel marked (and counted) the growths that pass a local test
+            valid &= need
+        out = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, *finish_args)
+    (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
+     total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
+     nml_base_unc) = out
     data.prefix_tables.note_cover(base.literals, base.rows)
     if feat.size == 0:
         return None
@@ -202,16 +213,51 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     return g
 
 
-def _lower_bound_growths(base: Candidate, valid: np.ndarray, data: SearchData) -> list:
-    """The literals ``p`` of ``base`` (not its last) without a lower bound that a valid growth
-    gives one (a cut kept on its upper side, odd slots): the authors' search scores those
-    growths with the later literals' ``K_value`` as if ``p`` did not restrict the data
-    (``_placeholder_model_bits``)."""
+def _lower_bound_literals(base: Candidate) -> list:
+    """The literals ``p`` of ``base`` (not its last) without a lower bound: a growth that gives
+    one a lower bound is scored by the authors' search with the later literals' ``K_value`` as
+    if ``p`` did not restrict the data (``_placeholder_model_bits``), read from the prefix
+    tables. (Before 2026-11-26 only those a valid growth gave a lower bound: the tables of the
+    others are computed and never read, and the scores are the same.)"""
     lits = base.literals
-    if len(lits) < 2:
-        return []
-    per_feature = valid.reshape(data.d, -1)
-    return [p for p, (j, a, _) in enumerate(lits[:-1]) if a == 0 and per_feature[j, 1::2].any()]
+    return [p for p, (_, a, _) in enumerate(lits[:-1]) if a == 0]
+
+
+ONE_CALL_PER_BASE = True
+"""Score a base whose growth-kernel work fits one serial call (``MAX_CALL_WORK``, and below
+``PARALLEL_MIN_WORK`` unless ``serial``) in one jitted call without the GIL
+(``turs._core.base_call._score_base``): the same kernels on the same arrays, so the same numbers
+to the bit. False: the separate calls with Python between them (the tests compare both)."""
+
+_NO_LIST = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+
+
+def _kernel_lists(state: RuleSetState) -> tuple:
+    """The rule set's pair, subset and rule lists as ``_score_base`` takes them (empty arrays
+    and a False flag where the rule set keeps none), made once per state."""
+    lists = getattr(state, "_kernel_lists", None)
+    if lists is None:
+        has_nbr = state.nbr_ptr is not None
+        has_sub = state.sub_ptr is not None
+        nbr = (state.nbr_ptr, state.nbr_idx, state.nbr_w) if has_nbr else _NO_LIST
+        sub = (state.sub_ptr, state.sub_idx, state.sub_sign, int(state.n_sub)) if has_sub else (*_NO_LIST, 0)
+        lists = state._kernel_lists = (*nbr, has_nbr, *sub, has_sub, state.group_rule_ptr, state.group_rule_idx)
+    return lists
+
+
+def _fits_one_call(base: Candidate, present: np.ndarray, lists: tuple, state: RuleSetState, serial: bool) -> bool:
+    """Whether ``base``'s kernel work fits one serial call, as ``_grow_candidates`` would decide
+    it (with the present groups' pair lists, an upper bound of the local ones)."""
+    data = state.data
+    P = len(present)
+    m = base.rows.shape[0]
+    n_nbr, n_sub, n_rules = _list_lengths(present, lists[0], lists[3], lists[4], lists[8], lists[9])
+    per_feature = feature_work(m, P, (n_nbr + n_sub) / max(P, 1), n_rules if state.K else 0, data.max_bins,
+                               data.n_classes, 2 * (data.max_bins - 1))
+    if per_feature * data.d > growth_kernel.MAX_CALL_WORK:
+        return False
+    return (serial or not growth_kernel.NUMBA_PARALLEL
+            or m * data.n_cuts_total * (1 + P) < growth_kernel.PARALLEL_MIN_WORK)
 
 
 TURS2_MIN_SPLIT = 2

@@ -1,0 +1,104 @@
+"""A base rule's growths in one jitted call (Algorithm 4, lines 7-15): the overlap groups' lists
+restricted to the base's cover, the growth kernel and ``_finish_growths``, for a base whose
+kernel work fits one serial call.
+
+The search scores a base with half a dozen small jitted helpers, the growth kernel and
+``_finish_growths``, with Python between them: on avila that Python was about as long as the
+kernel on the small covers that make up most of its bases, and it holds the GIL, so the two
+scoring threads wait for each other there (``docs/performance.md``, ninth stop). Here the same
+functions run in the same order on the same arrays, in one call that holds no GIL, so every
+number is the one of the separate calls, to the bit (``tests/test_search.py`` compares both).
+"""
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .._config import NUMBA_CACHE
+from .groups import _local_rule_lists
+from .growth_kernel import _grow_chunk_serial
+from .kernels import _finish_growths, _local_neighbours, _local_subsets
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _list_lengths(present, nbr_ptr, has_nbr, sub_ptr, has_sub, grp_ptr):
+    """The entries of the present groups' lists: pair lists (an upper bound of the local ones,
+    which keep only the pairs of present groups), subset lists and rule lists; what
+    ``turs._core.growth_kernel.feature_work`` needs to bound a kernel call's work."""
+    n_nbr = 0
+    n_sub = 0
+    n_rules = 0
+    for p in range(present.shape[0]):
+        g = present[p]
+        if has_nbr:
+            n_nbr += nbr_ptr[g + 1] - nbr_ptr[g]
+        if has_sub:
+            n_sub += sub_ptr[g + 1] - sub_ptr[g]
+        n_rules += grp_ptr[g + 1] - grp_ptr[g]
+    return n_nbr, n_sub, n_rules
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr, nbr_idx, nbr_w,
+                has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr, grp_rules, n_rules, path, tested_only,
+                bins, n_bins, binary, lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data,
+                scan_rows, log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
+                regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
+                placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
+                later_k_known, later_known):
+    """``score_growths``' numeric work on one base, in one call: the base's intervals from its
+    literals ``lits`` (k, 3), the present groups' union counts and lists
+    (``_local_subsets``, ``_local_neighbours``, ``_local_rule_lists``; ``has_nbr`` /
+    ``has_sub`` False where the rule set keeps no such lists), one call of the serial growth
+    kernel on every feature and every present group (``tested_only``: only the growths that
+    pass a local test get their data-code change, and only they are kept), and
+    ``_finish_growths``, whose arguments (after the kernel's outputs) are the last ones here,
+    in its order. Returns ``k_split`` and ``_finish_growths``' outputs."""
+    d = n_bins.shape[0]
+    k = lits.shape[0]
+    C = n_classes
+    lo = np.zeros(d, dtype=np.int64)
+    hi = n_bins.copy()
+    for t in range(k):
+        lo[lits[t, 0]] = lits[t, 1]
+        hi[lits[t, 0]] = lits[t, 2]
+    P = present.shape[0]
+    union = np.empty((P, union_counts_all.shape[1]))
+    for p in range(P):
+        union[p] = union_counts_all[present[p]]
+    if has_sub and P > 0:
+        l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub = _local_subsets(sub_ptr, sub_idx, sub_sign, present, n_sub)
+    else:
+        l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub = (np.zeros(P + 1, dtype=np.int64), np.zeros(0, dtype=np.int64),
+                                                     np.zeros(0), 0)
+    if has_nbr and P > 0:
+        l_nbr_ptr, l_nbr_idx, l_nbr_w = _local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, union_counts_all.shape[0])
+    else:
+        l_nbr_ptr, l_nbr_idx, l_nbr_w = np.zeros(P + 1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0)
+    if n_rules > 0:
+        l_grp_ptr, l_grp_rules = _local_rule_lists(grp_ptr, grp_rules, present)
+    else:
+        l_grp_ptr, l_grp_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    tested = tested_only and P > 0
+    valid = np.zeros(n_slots, dtype=np.bool_)
+    new_lo = np.zeros(n_slots, dtype=np.int64)
+    new_hi = np.zeros(n_slots, dtype=np.int64)
+    counts = np.zeros((n_slots, C), dtype=np.int64)
+    counts_unc = np.zeros((n_slots, C), dtype=np.int64)
+    delta = np.zeros(n_slots)
+    k_split = np.zeros(d, dtype=np.int64)
+    need = np.zeros(n_slots, dtype=np.bool_) if tested else np.ones(n_slots, dtype=np.bool_)
+    _grow_chunk_serial(bins, y, rows, lo, hi, n_bins, C, group_local, l_nbr_ptr, l_nbr_idx, l_nbr_w, union,
+                       l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub, log2_int, l_grp_ptr, l_grp_rules, n_rules, 0, d,
+                       0, P, path, need, tested, log2_regret, base_counts, base_counts_unc, log2_d, binary,
+                       split_cut_bits, split_extra, valid, new_lo, new_hi, counts, counts_unc, delta, k_split)
+    if tested:
+        for s in range(n_slots):
+            valid[s] = valid[s] and need[s]
+    out = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary, lits,
+                          base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows,
+                          log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
+                          regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra,
+                          log2_int, placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split,
+                          ref_tmin, ref_tmax, later_k_known, later_known)
+    return k_split, out
