@@ -449,7 +449,7 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
 
 
 def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(monkeypatch):
-    """``_score_in`` submits an iteration's bases largest cover first (``LARGEST_FIRST``) and
+    """Without ``SHARED_QUEUE``, ``_score_in`` submits an iteration's bases largest cover first (``LARGEST_FIRST``) and
     returns their proposals in the order of the bases."""
     from concurrent.futures import Future
     from types import SimpleNamespace
@@ -467,6 +467,7 @@ def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(m
 
     bases = [SimpleNamespace(coverage=c) for c in (40, 900, 7, 300, 900, 55)]
     monkeypatch.setattr(beam, "base_proposals", None)  # the pool above never calls it
+    monkeypatch.setattr(beam, "SHARED_QUEUE", False)  # one pool task per base
     out = beam._score_in(RecordingPool(), bases, ())
     assert submitted == [900, 900, 300, 55, 40, 7]
     assert out == [("proposals of", c) for c in (40, 900, 7, 300, 900, 55)]
@@ -474,6 +475,43 @@ def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(m
     submitted.clear()
     beam._score_in(RecordingPool(), bases, ())
     assert submitted == [40, 900, 7, 300, 900, 55]
+
+
+def test_shared_queue_scores_every_base_once_in_both_threads_and_stops_on_an_error(monkeypatch):
+    """``_score_shared``: this thread and a pool thread take the bases from one queue, largest
+    cover first; the proposals come back in the order of the bases; an error in one base
+    stops both threads at their next base and is raised once both have stopped."""
+    import time
+    from types import SimpleNamespace
+
+    import turs.search.beam as beam
+
+    taken, lock = [], threading.Lock()
+
+    def proposals(base, *args):
+        assert args == ("a", "b", True)  # the serial kernel in both threads
+        with lock:
+            taken.append((base.coverage, threading.current_thread().name))
+        time.sleep(0.01)
+        if base.coverage == 13:
+            raise ValueError("bad base")
+        return ("proposals of", base.coverage)
+
+    monkeypatch.setattr(beam, "base_proposals", proposals)
+    bases = [SimpleNamespace(coverage=c) for c in (40, 900, 7, 300, 800, 55, 12, 66)]
+    with beam.ThreadPoolExecutor(1, thread_name_prefix="turs-score") as pool:
+        out = beam._score_shared(pool, bases, ("a", "b"))
+        assert out == [("proposals of", c) for c in (40, 900, 7, 300, 800, 55, 12, 66)]
+        assert sorted(c for c, _ in taken[:2]) == [800, 900]  # the two largest first
+        assert sorted(c for c, _ in taken) == sorted(b.coverage for b in bases)
+        assert len({name for _, name in taken}) == 2  # both threads scored bases
+        taken.clear()
+        bases = [SimpleNamespace(coverage=c) for c in (900, 13, 800, 5, 4, 3, 2, 1)]
+        with pytest.raises(ValueError, match="bad base"):
+            beam._score_shared(pool, bases, ("a", "b"))
+        n = len(taken)
+        time.sleep(0.05)
+        assert len(taken) == n < len(bases)  # nothing runs on after the error
 
 
 @pytest.mark.parametrize("search", ["turs2", "thesis"])

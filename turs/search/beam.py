@@ -117,7 +117,12 @@ thread: a thread hand-off costs tens of microseconds, more than a small base's k
 Fold-0 fits, idle 2-core machine, 2026-11-25, best of two to five, this bound vs 1e7 vs no
 threads: vehicle 0.26 / 0.27 / 0.26 s (1e6: 0.39), chess 0.61 / - / 0.62, pendigits
 4.8 / 5.6 / 5.9, waveform 7.6 / 8.8 / 9.0, magic 9.4 / 9.8 / 10.7; rows x features >= 2e5
-instead made chess 0.69 s."""
+instead made chess 0.69 s. With the shared queue (:data:`SHARED_QUEUE`) and the one call per base
+(``turs.search.growths.ONE_CALL_PER_BASE``), 1e6 and 3e5 were within the noise of this bound
+(2026-11-26, alternating twice in one process, this bound / 1e6 / 3e5: vehicle 0.28-0.29 /
+0.26 / 0.23-0.25 s, chess 0.72-0.75 / 0.71-0.77 / 0.72-0.73, pendigits 4.7-5.2 / 4.6-5.5 /
+4.2-4.4, waveform 5.1-5.2 / 5.0-5.1 / 5.1, avila 21.9-22.9 / 21.1-21.8 / 21.3-22.3, noisy 20k
+11.7-11.8 / 11.5-11.8 / 11.6-11.7), with more CPU time for the smaller bounds: kept."""
 
 
 LARGEST_FIRST = True
@@ -221,6 +226,8 @@ def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, poli
 def _score_in(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
     """The bases' proposals in order, scored in ``pool``, the largest covers submitted first
     (:data:`LARGEST_FIRST`)."""
+    if SHARED_QUEUE:
+        return _score_shared(pool, bases, args)
     control = active()
     futures = [None] * len(bases)
     order = sorted(range(len(bases)), key=lambda i: -bases[i].coverage) if LARGEST_FIRST else range(len(bases))
@@ -233,6 +240,50 @@ def _score_in(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
             f.cancel()
         wait(futures)  # the running ones stop at their next kernel call
         raise
+
+
+SHARED_QUEUE = True
+"""Score an iteration's bases from one queue in this thread and ``SCORING_THREADS - 1`` pool
+threads (:func:`_score_shared`), instead of one pool task per base while this thread waits:
+one hand-off per iteration, not one per base. Each base is scored on its own, so the search
+is the same. Alternating twice in one process (2026-11-26, with
+``turs.search.growths.ONE_CALL_PER_BASE``), without / with: magic 7.31, 7.23 / 6.64, 6.84 s;
+avila 22.51, 23.13 / 21.74, 22.47 s; chess 0.70-0.73 s both."""
+
+
+def _score_shared(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
+    """The bases' proposals in order: this thread and ``SCORING_THREADS - 1`` helpers take the
+    next base of one queue (largest cover first, :data:`LARGEST_FIRST`) until it is empty, each
+    on the serial kernel. One task per helper and iteration, not one per base, and no thread
+    waits idle. An error (a Ctrl-C at a kernel call) in any of them stops the others at their
+    next base; none is still running when this returns or raises."""
+    control = active()
+    order = sorted(range(len(bases)), key=lambda i: -bases[i].coverage) if LARGEST_FIRST else list(range(len(bases)))
+    queue = iter(order)
+    lock = threading.Lock()
+    out = [None] * len(bases)
+    stop = []
+
+    def work():
+        try:
+            while not stop:
+                with lock:
+                    i = next(queue, None)
+                if i is None:
+                    return
+                out[i] = base_proposals(bases[i], *args, True)
+        except BaseException:
+            stop.append(True)  # the other threads stop at their next base
+            raise
+
+    helpers = [pool.submit(run_for_fit, control, work) for _ in range(SCORING_THREADS - 1)]
+    try:
+        work()
+    finally:
+        wait(helpers)
+    for h in helpers:
+        h.result()  # a helper's error (its Ctrl-C) raises here
+    return out
 
 
 def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchRecorder | None = None,
