@@ -261,6 +261,47 @@ def test_warmup_runs_every_kernel_variant():
     assert 0 < seconds < 120
 
 
+def test_after_warmup_no_path_of_the_search_compiles_a_kernel():
+    """In a fresh process, after ``turs.warmup()``, fits that take every kernel path (one call
+    per base, the separate calls in bounded chunks, the serial kernel in the scoring threads,
+    the prange kernel) add no compiled signature to any kernel: a kernel compiled mid-fit
+    holds Ctrl-C for seconds (a first noisy 20k fit once compiled the separate calls' kernels in
+    its 50th rule search)."""
+    import subprocess
+    import sys
+
+    code = """
+import importlib, pkgutil
+import numpy as np, pandas as pd
+from numba.core.registry import CPUDispatcher
+import turs
+import turs._core.growth_kernel as gk
+import turs.search.beam as beam
+turs.warmup()
+mods = [importlib.import_module(m.name) for m in pkgutil.walk_packages(turs._core.__path__, "turs._core.")]
+def signatures():
+    return {(m.__name__, k): len(v.signatures) for m in mods for k, v in vars(m).items()
+            if isinstance(v, CPUDispatcher)}
+before = signatures()
+rng = np.random.default_rng(1)
+X = pd.DataFrame(rng.normal(size=(1500, 5)), columns=list("abcde"))
+y = ((X.a > 0) ^ (X.b < 0.5) ^ (rng.random(1500) < 0.15)).astype(int).to_numpy()
+turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
+beam.THREADS_MIN_WORK = 0
+gk.MAX_CALL_WORK = 1.0
+turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
+beam.SCORING_THREADS = 1
+gk.MAX_CALL_WORK = 1e18
+gk.PARALLEL_MIN_WORK = 0
+turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
+after = signatures()
+print({k: (before.get(k), v) for k, v in after.items() if v != before.get(k)})
+"""
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "{}"
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_group_bookkeeping_kernels_equal_naive(seed):
     """_localize_groups, _local_subsets and _local_neighbours against their numpy twins."""
