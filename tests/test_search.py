@@ -449,8 +449,8 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
 
 
 def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(monkeypatch):
-    """Without ``SHARED_QUEUE``, ``_score_in`` submits an iteration's bases largest cover first (``LARGEST_FIRST``) and
-    returns their proposals in the order of the bases."""
+    """Without ``SHARED_QUEUE``, ``_score_in`` submits an iteration's bases largest cover first
+    (``LARGEST_FIRST``) and returns their proposals in the order of the bases."""
     from concurrent.futures import Future
     from types import SimpleNamespace
 

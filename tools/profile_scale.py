@@ -230,13 +230,10 @@ def wall_by_iteration(X, y) -> dict:
         return out
 
     def bases(grown, state, *a, **k):
-        rows = sum(b.coverage for b in grown)
         if len(grown) < 2:
             kind = "one_base"
-        elif beam.SCORING_THREADS < 2 or rows * state.data.n_cuts_total < beam.THREADS_MIN_WORK:
-            kind = "small"
         else:
-            kind = "threaded"
+            kind = "threaded" if beam.in_threads(grown, state) else "small"
         before = acc["bases_s"]
         t = time.perf_counter()
         out = score_bases(grown, state, *a, **k)

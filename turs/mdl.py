@@ -190,7 +190,7 @@ def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0,
         value_ops.append(vo)
         k_values.append(kv)
         bits += vo
-        sub &= restrict_to_literal(np.ones(n, dtype=bool), columns(j), low, high)
+        restrict_to_literal(sub, columns(j), low, high)
     return bits, value_ops, k_values
 
 

@@ -205,6 +205,20 @@ def scoring_pool():
         holder.shutdown()
 
 
+def in_threads(bases: list, state: RuleSetState) -> bool:
+    """Whether :func:`score_bases` scores ``bases`` in ``SCORING_THREADS`` threads: two or more
+    bases whose rows x cut points reach ``THREADS_MIN_WORK``."""
+    n_rows = sum(base.coverage for base in bases)
+    return SCORING_THREADS >= 2 and len(bases) >= 2 and n_rows * state.data.n_cuts_total >= THREADS_MIN_WORK
+
+
+def _largest_first(bases: list) -> list:
+    """The bases' indices in the order the scoring threads take them (:data:`LARGEST_FIRST`)."""
+    if LARGEST_FIRST:
+        return sorted(range(len(bases)), key=lambda i: -bases[i].coverage)
+    return list(range(len(bases)))
+
+
 def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, policy, aux_on: bool,
                 constraints=None, require=None, tested_only: bool = False) -> list:
     """:func:`base_proposals` of each base, in order; with ``SCORING_THREADS`` threads when
@@ -212,9 +226,8 @@ def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, poli
     kernel, in the pool of :func:`scoring_pool` if one is open (else in a pool of this call).
     A Ctrl-C during the fit stops every thread at its next kernel call; no scoring thread is
     still running when this returns or raises."""
-    n_rows = sum(base.coverage for base in bases)
     args = (state, settings, policy, aux_on, constraints, require, tested_only)
-    if SCORING_THREADS < 2 or len(bases) < 2 or n_rows * state.data.n_cuts_total < THREADS_MIN_WORK:
+    if not in_threads(bases, state):
         return [base_proposals(base, *args) for base in bases]
     holder = getattr(_SCORING, "pool", None)
     if holder is None:
@@ -230,8 +243,7 @@ def _score_in(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
         return _score_shared(pool, bases, args)
     control = active()
     futures = [None] * len(bases)
-    order = sorted(range(len(bases)), key=lambda i: -bases[i].coverage) if LARGEST_FIRST else range(len(bases))
-    for i in order:
+    for i in _largest_first(bases):
         futures[i] = pool.submit(run_for_fit, control, base_proposals, bases[i], *args, True)
     try:
         return [f.result() for f in futures]
@@ -258,8 +270,7 @@ def _score_shared(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
     waits idle. An error (a Ctrl-C at a kernel call) in any of them stops the others at their
     next base; none is still running when this returns or raises."""
     control = active()
-    order = sorted(range(len(bases)), key=lambda i: -bases[i].coverage) if LARGEST_FIRST else list(range(len(bases)))
-    queue = iter(order)
+    queue = iter(_largest_first(bases))
     lock = threading.Lock()
     out = [None] * len(bases)
     stop = []
