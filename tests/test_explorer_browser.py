@@ -233,7 +233,9 @@ def test_typed_rule_changes_the_mdl_shown(page):
         cells = pg.locator(f".turs-rule-result tr.turs-part-{key} td").all_inner_texts()
         assert float(cells[3]) == pytest.approx(getattr(want.mdl_breakdown_, attr)
                                                 - getattr(model.mdl_breakdown_, attr), abs=0.006)
-    rules = pg.locator(".turs-edit-rules").first.inner_text()
+    listed = pg.locator(".turs-edit-rules").first  # redrawn after the result table: wait for it
+    pg.wait_for_function("el => el.innerText.includes('yours')", arg=listed.element_handle(), timeout=30_000)
+    rules = listed.inner_text()
     assert "yours" in rules and text in rules and f"{len(model.rules_) + 1} rules" in rules
     pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), before_src],
                          timeout=30_000)
