@@ -1,0 +1,75 @@
+"""numba's on-disk cache for the kernels of this package, stamped with all their sources.
+
+numba stamps a cached function with a hash of its own source file only. A kernel that calls a
+kernel of another file (``_score_base`` in ``base_call.py`` calls the growth kernel and
+``_finish_growths``) would therefore, after a change to the callee's file alone (a ``git
+pull`` in an editable install, say), load its old machine code with the callee's old code
+compiled into it: stale results, or a crash if a signature changed, and no error to say
+why. Here every cached function of ``turs/_core`` is stamped with one hash of all the files
+the kernels are compiled from (``turs/_core/*.py`` and ``turs/_config.py``), so a change to
+any of them recompiles them all, once (about a minute, as on a fresh install).
+
+This plugs into numba's cache locators (``numba.core.caching.CacheImpl._locator_classes``,
+``_CacheImpl`` in older releases), an internal list read when a module's ``@njit(cache=True)``
+functions are defined: this module is imported by ``turs/_core/__init__.py`` before any
+kernel module. If a numba release changes that list, the locators are left alone and each
+kernel keeps numba's own stamp; ``tests/test_kernels.py`` then fails and says so.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+
+_CORE_DIR = os.path.dirname(os.path.abspath(__file__))
+_CONFIG_FILE = os.path.join(os.path.dirname(_CORE_DIR), "_config.py")
+
+
+def sources_stamp(directory: str = _CORE_DIR, extra: tuple = (_CONFIG_FILE,)) -> bytes:
+    """SHA-256 over the names and contents of ``directory``'s ``.py`` files and of ``extra``."""
+    digest = hashlib.sha256()
+    paths = sorted(os.path.join(directory, name) for name in os.listdir(directory) if name.endswith(".py"))
+    for path in [*paths, *extra]:
+        digest.update(os.path.basename(path).encode() + b"\0")
+        with open(path, "rb") as source:
+            digest.update(source.read())
+    return digest.digest()
+
+
+@functools.lru_cache(maxsize=None)
+def _package_stamp() -> bytes:
+    return sources_stamp()
+
+
+def _stamped(locator_class):
+    """``locator_class`` for the functions of this package only, stamped with all its sources."""
+
+    class Locator(locator_class):
+        def get_source_stamp(self):
+            return _package_stamp()
+
+        @classmethod
+        def from_function(cls, py_func, py_file):
+            if os.path.dirname(os.path.abspath(py_file)) != _CORE_DIR:
+                return None  # not a turs kernel: numba's own locators take it
+            return super().from_function(py_func, py_file)
+
+    Locator.__name__ = Locator.__qualname__ = "TursSources" + locator_class.__name__
+    return Locator
+
+
+def install() -> bool:
+    """Put the stamped locators first in numba's list (once). False if numba has no such list."""
+    try:
+        from numba.core import caching
+        impl = getattr(caching, "CacheImpl", None) or caching._CacheImpl  # the name before numba 0.6x
+        classes = impl._locator_classes
+        bases = (caching.UserProvidedCacheLocator, caching.InTreeCacheLocator, caching.UserWideCacheLocator)
+    except (ImportError, AttributeError):
+        return False
+    if not any(c.__name__.startswith("TursSources") for c in classes):
+        classes[:0] = [_stamped(base) for base in bases]
+    return True
+
+
+install()
