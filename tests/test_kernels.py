@@ -333,6 +333,47 @@ def test_group_bookkeeping_kernels_equal_naive(seed):
         np.testing.assert_array_equal(a, b)
 
 
+def test_kernel_cache_is_stamped_with_every_kernel_source(tmp_path):
+    """Every cached kernel is stamped with the hash of all of turs/_core's sources, so a change
+    to a callee's file recompiles its callers in other files (numba alone stamps a function
+    with its own file: ``_score_base`` would keep an old growth kernel compiled in)."""
+    import turs._core.base_call as base_call
+    import turs._core.growth_kernel as gk
+    import turs._core.kernels as kernels
+    from turs._core import _cache
+
+    if not hasattr(base_call._score_base._cache, "_impl"):
+        pytest.skip("numba's on-disk cache is off (TURS_NUMBA_CACHE=0)")
+    for kernel in (base_call._score_base, gk._grow_chunk_serial, gk._grow_chunk_parallel, kernels._finish_growths):
+        locator = kernel._cache._impl._locator
+        assert type(locator).__name__.startswith("TursSources"), type(locator)
+        assert locator.get_source_stamp() == _cache.sources_stamp()
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 2\n")
+    (tmp_path / "notes.txt").write_text("not a source\n")
+    before = _cache.sources_stamp(str(tmp_path), ())
+    (tmp_path / "notes.txt").write_text("changed\n")
+    assert _cache.sources_stamp(str(tmp_path), ()) == before
+    (tmp_path / "b.py").write_text("y = 3\n")
+    assert _cache.sources_stamp(str(tmp_path), ()) != before
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_rows_by_group_is_a_stable_sort_of_a_group_range(seed):
+    """_rows_by_group (the growth kernel's rows group by group) against numpy's stable argsort,
+    on a range of the groups as a call over part of them has it."""
+    from turs._core.growth_kernel import _rows_by_group
+
+    rng = np.random.default_rng(seed)
+    G = 9
+    gl = np.where(rng.random(300) < 0.2, -1, rng.integers(0, G, 300)).astype(np.int64)
+    for g0, g1 in [(0, G), (2, 7), (8, 9), (3, 3)]:
+        ptr, idx = _rows_by_group(gl, g0, g1 - g0)
+        inside = np.flatnonzero((gl >= g0) & (gl < g1))
+        np.testing.assert_array_equal(idx, inside[np.argsort(gl[inside], kind="stable")])
+        np.testing.assert_array_equal(np.diff(ptr), np.bincount(gl[inside] - g0, minlength=g1 - g0))
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_best_per_bucket_equals_naive(seed):
     """Patience selection with ties, -inf, nan and ineligible candidates."""

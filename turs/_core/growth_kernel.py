@@ -254,6 +254,28 @@ def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, grp_ptr, grp
 
 
 @njit(cache=NUMBA_CACHE)
+def _rows_by_group(group_local, g_start, n_groups):
+    """The cover's rows (local indices) of the groups ``g_start .. g_start + n_groups - 1``, group
+    by group (a counting sort; increasing order within a group): group ``g_start + j``'s rows are
+    ``idx[ptr[j]:ptr[j + 1]]``. Returns ``ptr`` (n_groups + 1,) and ``idx``."""
+    ptr = np.zeros(n_groups + 1, dtype=np.int64)
+    for i in range(group_local.shape[0]):
+        j = group_local[i] - g_start
+        if group_local[i] >= 0 and 0 <= j < n_groups:
+            ptr[j + 1] += 1
+    for j in range(n_groups):
+        ptr[j + 1] += ptr[j]
+    idx = np.empty(ptr[n_groups], dtype=np.int64)
+    fill = ptr[:n_groups].copy()
+    for i in range(group_local.shape[0]):
+        j = group_local[i] - g_start
+        if group_local[i] >= 0 and 0 <= j < n_groups:
+            idx[fill[j]] = i
+            fill[j] += 1
+    return ptr, idx
+
+
+@njit(cache=NUMBA_CACHE)
 def _slot_interval(f, S, l, h, t, side):
     """The bins ``[a, e)`` kept by the literal that cuts feature ``f`` (base interval ``[l, h)``)
     at ``t`` -- side 0 keeps ``[l, t)``, side 1 ``[t, h)`` -- and its candidate slot."""
@@ -378,6 +400,10 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     g0 = g_start
     Gr = g_stop - g_start  # the groups of this call: local index j is group g0 + j
     part = Gr < G
+    # the rows of each group, so that a feature's pass over them builds one group's histogram
+    # after the other (4.5-7% less kernel time than one pass in row order on replayed calls of
+    # the noisy 20k and magic fits, 2026-11-27: the scattered counts stay in one small block)
+    grp_row_ptr, grp_row_idx = _rows_by_group(group_local, g0, Gr)
     for f in prange(f_start, f_stop):
         nb = n_bins[f]
         l = lo[f]
@@ -485,18 +511,19 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         cum_g = np.zeros((Gr, nbk + 1, C), dtype=np.int64)
         g_first = np.full(Gr, nb, dtype=np.int64)
         g_last = np.full(Gr, -1, dtype=np.int64)
-        for i in range(m):
-            g = group_local[i] - g0
-            if group_local[i] < 0 or g < 0 or g >= Gr:
-                continue
-            r = rows[i]
-            b = bins[f, r]
-            cum_g[g, bucket[b] + 1, y[r]] += 1
-            if b < g_first[g]:
-                g_first[g] = b
-            if b > g_last[g]:
-                g_last[g] = b
         for g in range(Gr):  # group by group: each group's histogram is contiguous
+            first = nb
+            last = -1
+            for s2 in range(grp_row_ptr[g], grp_row_ptr[g + 1]):
+                r = rows[grp_row_idx[s2]]
+                b = bins[f, r]
+                cum_g[g, bucket[b] + 1, y[r]] += 1
+                if b < first:
+                    first = b
+                if b > last:
+                    last = b
+            g_first[g] = first
+            g_last[g] = last
             for k in range(1, nbk + 1):
                 for c in range(C):
                     cum_g[g, k, c] += cum_g[g, k - 1, c]
