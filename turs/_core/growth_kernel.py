@@ -582,6 +582,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # less (the same replays, eighth stop). The sums are of integers, so exact.
         group_classes = np.empty(C, dtype=np.int64)
         cum_union_all = np.empty(nbk + 1, dtype=np.int64)  # cum_union[j, k] summed over the classes
+        g_lp = np.empty(C)  # the group's log2 class frequencies and union counts, per class it has
+        g_ui = np.empty(C, dtype=np.int64)
         for j in range(Gr):
             g = g0 + j
             if g_last[j] < 0:
@@ -596,30 +598,48 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 for c in range(C):
                     tot += cum_union[j, k, c]
                 cum_union_all[k] = tot
-            for side in range(2):
-                t0 = max(l + 1, g_first[j] + 1) if side == 0 else l + 1
-                t1 = h if side == 0 else min(h, g_last[j] + 1)
-                for w in range(n_want[side]):
-                    t = want_t[side, w]
-                    if t < t0:
-                        continue
-                    if t >= t1:
-                        break
-                    a, e, slot = _slot_interval(f, S, l, h, t, side)
-                    ka = at[a]
-                    ke = at[e]
-                    # the candidate's count outside the union of group g's rules; the group's
-                    # rows are then coded with the frequencies of union + candidate
-                    in_union = cum_union_all[ke] - cum_union_all[ka]
-                    add_tot = cov_slot[2 * t + side] - in_union
-                    log_tot = log2_int[union_tot_int[g] + add_tot]
-                    for q in range(n_gcl):
-                        c = group_classes[q]
-                        n_gc = cum_g[j, ke, c] - cum_g[j, ka, c]
-                        if n_gc > 0:
-                            add_c = counts[slot, c] - (cum_union[j, ke, c] - cum_union[j, ka, c])
-                            delta_nll[slot] += n_gc * (log_p_old[g, c] - log2_int[union_int[g, c] + add_c]
-                                                       + log_tot)
+            ut = union_tot_int[g]
+            for q in range(n_gcl):
+                c = group_classes[q]
+                g_lp[q] = log_p_old[g, c]
+                g_ui[q] = union_int[g, c]
+            # per slot (its index as ``_slot_interval`` gives it): the candidate's count outside
+            # the union of group g's rules (``add_tot``, ``add_c``); the group's rows are then
+            # coded with the frequencies of union + candidate. Each side is a loop of its own:
+            # side 0 keeps [l, t), whose counts start at bucket at[l] = 0, where every cumulated
+            # count is 0; side 1 keeps [t, h), whose counts end at bucket at[h] = nbk, the
+            # group's totals (2-3% less kernel time than one loop over both sides on replayed
+            # calls of the noisy 20k, magic, waveform and avila fits, 2026-11-27; the same arrays)
+            t0 = max(l + 1, g_first[j] + 1)
+            for w in range(n_want[0]):
+                t = want_t[0, w]
+                if t < t0:
+                    continue
+                slot = f * S + 2 * (t - 1)
+                ke = at[t]
+                add_tot = cov_slot[2 * t] - cum_union_all[ke]
+                log_tot = log2_int[ut + add_tot]
+                for q in range(n_gcl):
+                    c = group_classes[q]
+                    n_gc = cum_g[j, ke, c]
+                    if n_gc > 0:
+                        add_c = counts[slot, c] - cum_union[j, ke, c]
+                        delta_nll[slot] += n_gc * (g_lp[q] - log2_int[g_ui[q] + add_c] + log_tot)
+            t1 = min(h, g_last[j] + 1)
+            for w in range(n_want[1]):
+                t = want_t[1, w]
+                if t >= t1:
+                    break
+                slot = f * S + 2 * (t - 1) + 1
+                ka = at[t]
+                add_tot = cov_slot[2 * t + 1] - (cum_union_all[nbk] - cum_union_all[ka])
+                log_tot = log2_int[ut + add_tot]
+                for q in range(n_gcl):
+                    c = group_classes[q]
+                    n_gc = cum_g[j, nbk, c] - cum_g[j, ka, c]
+                    if n_gc > 0:
+                        add_c = counts[slot, c] - (cum_union[j, nbk, c] - cum_union[j, ka, c])
+                        delta_nll[slot] += n_gc * (g_lp[q] - log2_int[g_ui[q] + add_c] + log_tot)
 
 
 def _variant(func, name):
