@@ -44,6 +44,17 @@ calls (every 10th of the fold-0 fit, those with lists), 0.85-0.88 s at 1, 0.71-0
 0.71-0.75 at 3, 0.74-0.78 at 5; magic's the same at all four."""
 
 
+BIN_BUILD_COST = 0.25
+"""Cost of one unit of the per-bucket build of ``cum_union`` (its additions run over a
+group's classes side by side) relative to one scattered addition of the per-row build, in
+the same cost model. At 1 (before 2026-11-27) the model took the per-row or bit-set build for
+many of avila's features (12 classes) where the per-bucket build is faster: replayed kernel
+calls (every 15th of the fold-0 fit), best of 7, 0.994 s at 1, 0.962 at 0.25, 0.940 at 0.1,
+0.927 with the per-bucket build forced wherever the caller leaves the choice to the model;
+waveform's (every 7th call) 0.806 at 1, 0.803 at 0.25 and 0.855 at 0.1 (best of 5); magic's
+and the noisy 20k set's the same at 1 and 0.25 within 2%."""
+
+
 @njit(cache=NUMBA_CACHE, nogil=True)
 def _nll_int(counts_eval, counts_model, log2_int):
     """``-sum_c e_c log2(m_c / sum m)`` with 0 log 0 = 0, for integer counts, with ``log2`` from
@@ -534,7 +545,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         cum_union = np.zeros((Gr, nbk + 1, C), dtype=np.int64)  # integer counts: every build is exact
         n_used = kmax - kmin + 1
         cost_rows = row_adds + G * nbk * C
-        cost_bins = 2 * n_used * G * C + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1)
+        cost_bins = BIN_BUILD_COST * (2 * n_used * G * C
+                                      + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1))
         cost_bits = (m_covered + rule_adds + BIT_OP_COST * (n_rules + group_rules) * n_words
                      + RANK_QUERY_COST * G * nbk * C
                      if n_rules > 0 else np.inf)
