@@ -181,9 +181,6 @@ def test_score_candidates_equals_naive(seed, absolute):
 @pytest.mark.parametrize("seed", range(6))
 def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
     """L(S') of every refinement from the kernel == turs.mdl.rule_model_bits of the refined rule."""
-    import math
-
-    from turs._core.codes import log2_comb
     from turs._core.kernels import _refinement_model_bits
     from turs.mdl import rule_header_bits, rule_model_bits
 
