@@ -87,7 +87,8 @@ def test_union_by_bits_counts_the_covers(seed, coarse):
         bucket = _buckets(int(n_bins[f]), rng, coarse)
         nk = int(bucket.max()) + 1
         got = np.zeros((len(present), nk + 1, C), dtype=np.int64)
-        gk._union_by_bits(got, bins[f], bucket, y, rows, gl, grp_ptr, grp_rules, covers.shape[1])
+        gk._union_by_bits(got, bins[f], bucket, y, rows, gl, np.flatnonzero(gl >= 0), grp_ptr, grp_rules,
+                          covers.shape[1])
         b = bucket[bins[f, rows]]
         for k, g in enumerate(present):
             inside = covers[rows][:, masks[g]].any(axis=1)

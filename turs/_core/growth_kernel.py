@@ -191,7 +191,7 @@ def _or_rule_sets(acc, sets, rules, a0, n_g, prev0, prev_len):
 
 
 @njit(cache=NUMBA_CACHE)
-def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, grp_ptr, grp_rules, n_rules, g_start=0):
+def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, covered, grp_ptr, grp_rules, n_rules, g_start=0):
     """``cum_union`` (G, nb + 1, C) int64 built with bit sets, over buckets of bins (``bucket[b]``: the
     bucket of bin ``b``, ``nb`` buckets; the identity for plain bins; "bin" below is a bucket):
     the covered rows of the base are put in (class, bin) order, each rule of ``M`` gets the bit
@@ -203,15 +203,15 @@ def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, grp_ptr, grp
     a position, cumulated once per group, plus one masked word). Work: the rows' rules, plus per
     group its rules outside the shared prefix x (covered rows / 64) words, the popcounts of its
     words and one rank query per (bin, class): no list that grows with the groups.
-    ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see ``_grow_chunk_impl``)."""
+    ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see ``_grow_chunk_impl``);
+    ``covered``: the indices ``i`` of the rows ``M`` covers (``group_local[i] >= 0``)."""
     G, nb1, C = cum_union.shape
     nb = nb1 - 1
     n_seg = nb * C
     off = np.zeros(n_seg + 1, dtype=np.int64)  # segment (c, b) starts at off[c * nb + b]
-    for i in range(rows.shape[0]):
-        if group_local[i] >= 0:
-            r = rows[i]
-            off[y[r] * nb + bucket[bins_f[r]] + 1] += 1
+    for i in covered:
+        r = rows[i]
+        off[y[r] * nb + bucket[bins_f[r]] + 1] += 1
     for s in range(n_seg):
         off[s + 1] += off[s]
     mc = off[n_seg]
@@ -219,10 +219,8 @@ def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, grp_ptr, grp
     sets = np.zeros((n_rules, n_words), dtype=np.uint64)
     nxt = off[:n_seg].copy()
     one = np.uint64(1)
-    for i in range(rows.shape[0]):
+    for i in covered:
         J = group_local[i]
-        if J < 0:
-            continue
         r = rows[i]
         s = y[r] * nb + bucket[bins_f[r]]
         p = nxt[s]
@@ -415,6 +413,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     # after the other (4.5-7% less kernel time than one pass in row order on replayed calls of
     # the noisy 20k and magic fits, 2026-11-27: the scattered counts stay in one small block)
     grp_row_ptr, grp_row_idx = _rows_by_group(group_local, g0, Gr)
+    covered = np.flatnonzero(group_local >= 0)  # the bit-set build's rows, without a test per row
     for f in prange(f_start, f_stop):
         nb = n_bins[f]
         l = lo[f]
@@ -433,8 +432,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             b = bins[f, r]
             cls = y[r]
             cum_all[b + 1, cls] += 1
-            if group_local[i] < 0:
-                cum_unc[b + 1, cls] += 1
+            cum_unc[b + 1, cls] += group_local[i] < 0  # no branch: covered and not are mixed
         bmin = nb
         bmax = -1
         for b in range(nb):
@@ -556,7 +554,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             if cost_bits < min(cost_rows, cost_bins):
                 use = PATH_BITS
         if part or (use == PATH_BITS and n_rules > 0):
-            _union_by_bits(cum_union, bins[f], bucket, y, rows, group_local, grp_ptr, grp_rules, n_rules, g0)
+            _union_by_bits(cum_union, bins[f], bucket, y, rows, group_local, covered, grp_ptr, grp_rules, n_rules,
+                           g0)
         elif use == PATH_ROWS or use == PATH_BITS:
             _union_by_rows(cum_union, bins[f], bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
                            sub_idx, sub_sign, n_sub, kmin, kmax)
