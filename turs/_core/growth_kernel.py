@@ -269,8 +269,8 @@ def _rows_by_group(group_local, g_start, n_groups):
     ``idx[ptr[j]:ptr[j + 1]]``. Returns ``ptr`` (n_groups + 1,) and ``idx``."""
     ptr = np.zeros(n_groups + 1, dtype=np.int64)
     for i in range(group_local.shape[0]):
-        j = group_local[i] - g_start
-        if group_local[i] >= 0 and 0 <= j < n_groups:
+        j = group_local[i] - g_start  # -1 (not covered) is outside every range: g_start >= 0
+        if 0 <= j < n_groups:
             ptr[j + 1] += 1
     for j in range(n_groups):
         ptr[j + 1] += ptr[j]
@@ -278,7 +278,7 @@ def _rows_by_group(group_local, g_start, n_groups):
     fill = ptr[:n_groups].copy()
     for i in range(group_local.shape[0]):
         j = group_local[i] - g_start
-        if group_local[i] >= 0 and 0 <= j < n_groups:
+        if 0 <= j < n_groups:
             idx[fill[j]] = i
             fill[j] += 1
     return ptr, idx
