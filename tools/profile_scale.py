@@ -34,6 +34,22 @@ def noisy(n_train: int):
     return X[tr], y[tr], X[te], y[te]
 
 
+def fold0(name: str):
+    """The training rows of fold 0: ``noisy:N`` (the issue's generator, N training rows) or a
+    registered dataset (``turs.datasets.load``)."""
+    if name.startswith("noisy:"):
+        X, y, _, _ = noisy(int(name.split(":")[1]))
+        return X, y
+    from sklearn.model_selection import StratifiedKFold
+
+    from turs.datasets import load
+
+    X, y = load(name)
+    y = np.asarray(y)
+    tr, _ = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
+    return X.iloc[tr], y[tr]
+
+
 CALL_FIELDS = ("rows", "lo", "hi", "gl", "nbr_ptr", "nbr_idx", "nbr_w", "union", "sub_ptr", "sub_idx", "sub_sign",
                "n_sub", "masks")
 
@@ -287,18 +303,11 @@ def main():
     ap.add_argument("--keep", type=int, default=0, help="save the inputs of the N slowest kernel calls")
     a = ap.parse_args()
     if a.wall is not None:
-        from sklearn.model_selection import StratifiedKFold
-
-        from turs.datasets import load
-
         for n in a.sizes:
             X, y, _, _ = noisy(n)
             print(wall_summary(f"noisy {n}", wall_by_iteration(X, y)), flush=True)
         for name in a.wall:
-            X, y = load(name)
-            y = np.asarray(y)
-            tr, _ = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
-            print(wall_summary(name, wall_by_iteration(X.iloc[tr], y[tr])), flush=True)
+            print(wall_summary(name, wall_by_iteration(*fold0(name))), flush=True)
         return
     if not a.sizes:
         ap.error("give the training sizes to profile (or --wall with sizes or dataset names)")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import pickle
 import sys
 import tempfile
@@ -27,26 +28,15 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-N_OUTPUTS = 7  # valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split: the last arguments
-NEED = 25  # the ``need`` argument, written in place when the local tests run in the kernel
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from profile_scale import fold0  # noqa: E402
 
 
-def _fold0(name):
-    from sklearn.model_selection import StratifiedKFold
-
-    if name.startswith("noisy:"):
-        sys.path.insert(0, str(ROOT / "tools"))
-        from profile_scale import noisy
-
-        X, y, _, _ = noisy(int(name.split(":")[1]))
-        return X, y
-    from turs.datasets import load
-
-    X, y = load(name)
-    y = np.asarray(y)
-    train, _ = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
-    return X.iloc[train], y[train]
+def _written_in_place(kernel) -> list:
+    """The positions of the chunk kernel's arguments it writes: ``need`` and its outputs
+    (``valid`` to the end), read from its signature."""
+    names = list(inspect.signature(kernel.py_func).parameters)
+    return [names.index("need"), *range(names.index("valid"), len(names))]
 
 
 def record(data: str, out: str, every: int) -> None:
@@ -72,7 +62,7 @@ def record(data: str, out: str, every: int) -> None:
     serial = recording(gk._grow_chunk_serial, "serial")
     gk._grow_chunk_serial = growths._grow_chunk_serial = serial
     gk._grow_chunk_parallel = recording(gk._grow_chunk_parallel, "parallel")
-    X, y = _fold0(data)
+    X, y = fold0(data)
     start = time.perf_counter()
     model = turs.TURSClassifier().fit(X, y)
     print(f"{data}: fit {time.perf_counter() - start:.2f} s, {len(model.rules_)} rules, "
@@ -95,16 +85,17 @@ def load_kernel(path: str, index: int):
 
 def _run(module, calls, as_recorded, keep=False):
     seconds, outputs = 0.0, []
+    written = _written_in_place(module._grow_chunk_serial)
     for tag, args in calls:
         args = list(args)
-        for i in [NEED, *range(len(args) - N_OUTPUTS, len(args))]:
-            args[i] = args[i].copy()  # written in place
+        for i in written:
+            args[i] = args[i].copy()
         kernel = module._grow_chunk_parallel if as_recorded and tag == "parallel" else module._grow_chunk_serial
         start = time.perf_counter()
         kernel(*args)
         seconds += time.perf_counter() - start
         if keep:
-            outputs.append([args[NEED], *args[-N_OUTPUTS:]])
+            outputs.append([args[i] for i in written])
     return seconds, outputs
 
 
