@@ -96,6 +96,35 @@ def test_union_by_bits_counts_the_covers(seed, coarse):
                 np.testing.assert_array_equal(got[k, t], np.bincount(y[rows][inside & (b < t)], minlength=C))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_union_by_bits_with_classes_a_union_or_the_cover_lacks(seed):
+    """The bit-set build skips the rank queries of a class no covered row of the base has, and
+    of a class a group's union holds no row of: those counts stay 0, and every count is still
+    the covers' own. Here classes 3 and 4 have no row, class 5 only rows M does not cover, and a
+    covered row's class is that of its first rule (0, 1 or 2), so some unions lack a class."""
+    bins, _, rows, lo, hi, n_bins, C, covers = _problem(seed, n=700, C=6, K=6)
+    covered = covers.any(axis=1)
+    y = np.where(covered, np.argmax(covers, axis=1) % 3, 5).astype(np.int64)
+    group, masks = overlap_groups(covers)
+    gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
+    present = np.unique(group[rows][group[rows] >= 0])
+    lacking = 0  # (group, class) pairs whose union has none of the base's covered rows of that class
+    for f in range(bins.shape[0]):
+        bucket = np.arange(int(n_bins[f]), dtype=np.int64)
+        nk = int(n_bins[f])
+        got = np.zeros((len(present), nk + 1, C), dtype=np.int64)
+        gk._union_by_bits(got, bins[f], bucket, y, rows, gl, np.flatnonzero(gl >= 0), grp_ptr, grp_rules,
+                          covers.shape[1])
+        b = bucket[bins[f, rows]]
+        in_cover = covers[rows].any(axis=1)
+        for k, g in enumerate(present):
+            inside = covers[rows][:, masks[g]].any(axis=1)
+            for t in range(nk + 1):
+                np.testing.assert_array_equal(got[k, t], np.bincount(y[rows][inside & (b < t)], minlength=C))
+            lacking += sum(int(not inside[y[rows] == c].any() and in_cover[y[rows] == c].any()) for c in range(3))
+    assert lacking > 0
+
+
 @pytest.mark.parametrize("path", list(PATHS))
 @pytest.mark.parametrize("seed", range(6))
 def test_data_code_change_of_some_slots_equals_that_of_all(seed, path):

@@ -255,7 +255,13 @@ def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, covered, grp
             before[w + 1] = before[w] + _popcount(top[w])
         for c in range(C):
             p0 = off[c * nb]
+            p1 = off[c * nb + nb]
+            if p1 == p0:
+                continue  # no covered row of class c in the base: its counts stay 0
             rank0 = before[p0 >> 6] + _popcount(top[p0 >> 6] & ((one << np.uint64(p0 & 63)) - one))
+            rank1 = before[p1 >> 6] + _popcount(top[p1 >> 6] & ((one << np.uint64(p1 & 63)) - one))
+            if rank1 == rank0:
+                continue  # the union holds none of them: the same
             for b in range(1, nb + 1):
                 p = off[c * nb + b]
                 rank = before[p >> 6] + _popcount(top[p >> 6] & ((one << np.uint64(p & 63)) - one))
