@@ -14,6 +14,14 @@ alternating, measures a change to a few percent, and checks that both give the s
 A kernel version is a copy of ``turs/_core/growth_kernel.py`` (its relative imports are
 rewritten to ``turs``'s). Every call is replayed on the serial kernel unless ``--as-recorded``.
 The recordings are large (magic, every 5th call: 1.3 GB) and stay out of the repository.
+
+``fit-costs`` refits the cost model that picks the union build per feature
+(``ROWS_PREFIX_COST`` .. ``BITS_RANK_COST`` in ``turs/_core/growth_kernel.py``): every feature of
+the recorded calls that leave the choice to the model is timed alone with each build forced, and
+the differences between the builds are fitted by non-negative least squares to what each build
+does (an instrumented copy of the kernel reports it):
+
+    python tools/replay_kernel.py fit-costs build/avila.calls build/magic.calls build/wave.calls build/n20.calls
 """
 from __future__ import annotations
 
@@ -115,6 +123,109 @@ def replay(recording: str, kernels: list[str], repeats: int, as_recorded: bool) 
               f"{'same arrays as the first' if same else 'DIFFERENT arrays from the first'}")
 
 
+_COMPONENTS = """        stats[f, 0] = 1
+        stats[f, 1] = row_adds
+        stats[f, 2] = G * nbk * C
+        stats[f, 3] = n_used * G * C
+        stats[f, 4] = C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1)
+        stats[f, 5] = rule_adds
+        stats[f, 6] = (n_rules + group_rules) * n_words
+        stats[f, 7] = G * nbk * n_classes_covered
+"""
+# each build's terms (columns of the components above) and the names of their constants
+_TERMS = {"rows": ([1, 2], [None, "ROWS_PREFIX_COST"]),
+          "bins": ([0, 4], ["BINS_FIXED_COST", "BINS_SCATTER_COST"]),
+          "bits": ([0, 5, 6, 7], ["BITS_FIXED_COST", "BITS_RULE_COST", "BITS_WORD_COST", "BITS_RANK_COST"])}
+
+
+def _instrumented_kernel(path: str):
+    """A copy of the kernel whose chunk function also writes, per feature that reaches the union
+    build, what each build would do (``_COMPONENTS``) into an extra last argument ``stats``."""
+    source = Path(path).read_text()
+    head, anchor = "counts_unc, delta_nll, k_split):", "        use = path\n"
+    if source.count(head) != 1 or source.count(anchor) != 1:
+        raise SystemExit(f"{path}: the kernel no longer has the lines fit-costs instruments ({head!r}, {anchor!r})")
+    source = source.replace(head, "counts_unc, delta_nll, k_split, stats):").replace(anchor, _COMPONENTS + anchor)
+    copy = Path(tempfile.mkdtemp(prefix="turs_kernel_")) / "instrumented.py"
+    copy.write_text(source)
+    return load_kernel(str(copy), 99)
+
+
+def _feature_timings(module, calls, repeats):
+    """Per feature of the calls that leave the build to the model: its components and its time
+    alone (``f_start = f``, ``f_stop = f + 1``) with each build forced, best of ``repeats``."""
+    kernel = module._grow_chunk_serial
+    names = list(inspect.signature(kernel.py_func).parameters)
+    i_path, i_start, i_stop, i_bins = (names.index(n) for n in ("path", "f_start", "f_stop", "bins"))
+    written = _written_in_place(kernel)[:-1]  # the outputs, without ``stats``
+    X, T = [], []
+    for _, args in calls:
+        if args[i_path] != module.PATH_AUTO:
+            continue
+        d = args[i_bins].shape[0]
+        stats = np.zeros((d, 8))
+        a = list(args)
+        for i in written:
+            a[i] = a[i].copy()
+        kernel(*a, stats)
+        for f in np.flatnonzero(stats[:, 0]):
+            times = []
+            for build in (module.PATH_ROWS, module.PATH_BINS, module.PATH_BITS):
+                best = np.inf
+                for _ in range(repeats):
+                    a = list(args)
+                    a[i_path], a[i_start], a[i_stop] = build, int(f), int(f) + 1
+                    for i in written:
+                        a[i] = a[i].copy()
+                    start = time.perf_counter()
+                    kernel(*a, np.zeros((d, 8)))
+                    best = min(best, time.perf_counter() - start)
+                times.append(best)
+            X.append(stats[f])
+            T.append(times)
+    return np.array(X), np.array(T)
+
+
+def _fit(data, bucket):
+    """The constants (seconds per unit) fitted to the differences between the builds' times,
+    with the per-bucket build's term per (group, bucket, class) fixed at ``bucket`` s."""
+    from scipy.optimize import nnls
+    rows, bins, bits = (_TERMS[b][0] for b in ("rows", "bins", "bits"))
+    A, b = [], []
+    for X, T in data:
+        Xr, Xb, Xt = X[:, rows], X[:, bins], X[:, bits]
+        fixed = bucket * X[:, 3]
+        zr, zb, zt = np.zeros_like(Xr), np.zeros_like(Xb), np.zeros_like(Xt)
+        A += [np.hstack([Xr, -Xb, zt]), np.hstack([Xr, zb, -Xt]), np.hstack([zr, Xb, -Xt])]
+        b += [T[:, 0] - T[:, 1] + fixed, T[:, 0] - T[:, 2], T[:, 1] - T[:, 2] - fixed]
+    theta = nnls(np.vstack(A), np.concatenate(b))[0]
+    return np.split(theta, [len(rows), len(rows) + len(bins)])
+
+
+def fit_costs(recordings: list[str], kernel_path: str, repeats: int, bucket_units: float) -> None:
+    module = _instrumented_kernel(kernel_path)
+    data = []
+    for rec in recordings:
+        with open(rec, "rb") as f:
+            X, T = _feature_timings(module, pickle.load(f), repeats)
+        data.append((X, T))
+        print(f"{rec}: {len(X)} features; alone, rows / bins / bits {T[:, 0].sum():.3f} / {T[:, 1].sum():.3f} / "
+              f"{T[:, 2].sum():.3f} s, the fastest of each {T.min(axis=1).sum():.3f} s")
+    unit = _fit(data, 0.0)[0][0]  # seconds per list entry of the per-row build: the model's unit
+    theta = _fit(data, bucket_units * unit)
+    unit = theta[0][0]
+    print(f"BINS_BUCKET_COST = {bucket_units} (fixed)")
+    for build, coef in zip(("rows", "bins", "bits"), theta):
+        for name, value in zip(_TERMS[build][1], coef):
+            if name:
+                print(f"{name} = {value / unit:.3g}")
+    for rec, (X, T) in zip(recordings, data):
+        cost = [X[:, _TERMS[b][0]] @ c for b, c in zip(("rows", "bins", "bits"), theta)]
+        cost[1] = cost[1] + bucket_units * unit * X[:, 3]
+        pick = np.argmin(np.c_[tuple(cost)], axis=1)
+        print(f"{rec}: the fitted model's choice {T[np.arange(len(T)), pick].sum():.3f} s (alone, per feature)")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = ap.add_subparsers(dest="command", required=True)
@@ -128,11 +239,19 @@ def main(argv=None):
     rep.add_argument("--repeats", type=int, default=5)
     rep.add_argument("--as-recorded", action="store_true",
                      help="the parallel kernel for the calls the fit made to it")
+    fit = sub.add_parser("fit-costs", help="refit the union build's cost model on recorded calls")
+    fit.add_argument("recordings", nargs="+")
+    fit.add_argument("--kernel", default=str(Path(__file__).resolve().parent.parent / "turs/_core/growth_kernel.py"))
+    fit.add_argument("--repeats", type=int, default=3)
+    fit.add_argument("--bucket-cost", type=float, default=0.5,
+                     help="BINS_BUCKET_COST, fixed: the fit cannot tell it from the others")
     a = ap.parse_args(argv)
     if a.command == "record":
         record(a.data, a.out, a.every)
-    else:
+    elif a.command == "replay":
         replay(a.recording, a.kernels, a.repeats, a.as_recorded)
+    else:
+        fit_costs(a.recordings, a.kernel, a.repeats, a.bucket_cost)
 
 
 if __name__ == "__main__":

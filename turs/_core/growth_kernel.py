@@ -32,27 +32,36 @@ UNION_BUILD = PATH_AUTO
 
 BIT_OP_COST = 0.1
 """Cost of one 64-bit word operation of the bit-set build relative to one scattered float
-addition of the list builds, in the per-feature cost model (measured on replayed kernel calls
-of the noisy 5k and 10k fits, see ``docs/performance.md``)."""
+addition of the list builds, in :func:`feature_work`'s estimate of a call's work (measured on
+replayed kernel calls of the noisy 5k and 10k fits, see ``docs/performance.md``)."""
 
-RANK_QUERY_COST = 2.0
-"""Cost of one rank query of the bit-set build (a group's union count of one class below one
-bin) relative to one addition of the list builds' prefix sums, in the same cost model. At 1
-(before 2026-11-26) the model took the bit sets for most of avila's features (12 classes,
-fewer than ``BITS_MIN_GROUPS`` groups), where the list builds are 17% faster: replayed kernel
-calls (every 10th of the fold-0 fit, those with lists), 0.85-0.88 s at 1, 0.71-0.72 at 2,
-0.71-0.75 at 3, 0.74-0.78 at 5; magic's the same at all four."""
-
-
-BIN_BUILD_COST = 0.25
-"""Cost of one unit of the per-bucket build of ``cum_union`` (its additions run over a
-group's classes side by side) relative to one scattered addition of the per-row build, in
-the same cost model. At 1 (before 2026-11-27) the model took the per-row or bit-set build for
-many of avila's features (12 classes) where the per-bucket build is faster: replayed kernel
-calls (every 15th of the fold-0 fit), best of 7, 0.994 s at 1, 0.962 at 0.25, 0.940 at 0.1,
-0.927 with the per-bucket build forced wherever the caller leaves the choice to the model;
-waveform's (every 7th call) 0.806 at 1, 0.803 at 0.25 and 0.855 at 0.1 (best of 5); magic's
-and the noisy 20k set's the same at 1 and 0.25 within 2%."""
+# The cost model that picks the ``cum_union`` build per feature, in units of one list entry
+# of the per-row build (``row_adds``): each build's cost is linear in what it does, and the
+# constants were fitted (non-negative least squares, ``tools/replay_kernel.py fit-costs``) to
+# the differences between the builds' times on every feature of the recorded kernel calls that
+# leave the choice to the model, each feature timed alone with each build forced, on fold-0
+# fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``,
+# eleventh stop); the per-bucket build's term per bucket, which the fit cannot tell from the
+# others, is fixed at 0.5. Before, three constants tuned one at a time (``RANK_QUERY_COST``,
+# ``BIN_BUILD_COST``): the same replays took 4-6% less time on avila with the fitted ones, and
+# within 1% of their time on the others.
+ROWS_PREFIX_COST = 2.30
+"""Per-row build: per (group, bucket, class) of its prefix sums."""
+BINS_FIXED_COST = 299.0
+"""Per-bucket build: per feature."""
+BINS_SCATTER_COST = 0.290
+"""Per-bucket build: per estimated list entry it scatters (its additions run over a group's
+classes side by side)."""
+BINS_BUCKET_COST = 0.50
+"""Per-bucket build: per (group, bucket it copies, class)."""
+BITS_FIXED_COST = 1054.0
+"""Bit-set build: per feature."""
+BITS_RULE_COST = 3.03
+"""Bit-set build: per (covered row, rule of its group) it sets a bit for."""
+BITS_WORD_COST = 0.266
+"""Bit-set build: per 64-bit word of the rules' sets and the groups' unions."""
+BITS_RANK_COST = 1.41
+"""Bit-set build: per rank query, (group, bucket, class of a covered row)."""
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -389,10 +398,12 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     row_adds = 0
     rule_adds = 0
     m_covered = 0
+    class_covered = np.zeros(C, dtype=np.bool_)  # the classes of the rows M covers
     for i in range(m if G > 0 else 0):
         J = group_local[i]
         if J >= 0:
             m_covered += 1
+            class_covered[y[rows[i]]] = True
             if has_pairs:
                 row_adds += nbr_ptr[J + 1] - nbr_ptr[J]
             if n_sub > 0:
@@ -400,6 +411,9 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             if n_rules > 0:
                 rule_adds += grp_ptr[J + 1] - grp_ptr[J]
     group_rules = grp_ptr[G] if n_rules > 0 else 0
+    n_classes_covered = 0  # the bit-set build makes no rank query for the other classes
+    for c in range(C):
+        n_classes_covered += class_covered[c]
     n_words = (m_covered + 63) // 64
     # the base's code lengths without a split, for the local tests (the same for every growth)
     nb_base = 0
@@ -548,11 +562,11 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # costs the least
         cum_union = np.zeros((Gr, nbk + 1, C), dtype=np.int64)  # integer counts: every build is exact
         n_used = kmax - kmin + 1
-        cost_rows = row_adds + G * nbk * C
-        cost_bins = BIN_BUILD_COST * (2 * n_used * G * C
-                                      + C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1))
-        cost_bits = (m_covered + rule_adds + BIT_OP_COST * (n_rules + group_rules) * n_words
-                     + RANK_QUERY_COST * G * nbk * C
+        cost_rows = row_adds + ROWS_PREFIX_COST * G * nbk * C
+        cost_bins = (BINS_FIXED_COST + BINS_BUCKET_COST * n_used * G * C
+                     + BINS_SCATTER_COST * C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1))
+        cost_bits = (BITS_FIXED_COST + BITS_RULE_COST * rule_adds + BITS_WORD_COST * (n_rules + group_rules) * n_words
+                     + BITS_RANK_COST * G * nbk * n_classes_covered
                      if n_rules > 0 else np.inf)
         use = path
         if use == PATH_AUTO:
