@@ -1,7 +1,9 @@
 """Packaging promises: pyproject.toml and environment.yml agree, `import turs` stays light,
-and tools/run_notebook.py executes a jupytext notebook with parameters."""
+tools/run_notebook.py executes a jupytext notebook with parameters, and
+tools/replay_kernel.py's cost-model fit still instruments the kernel and recovers known constants."""
 
 import importlib.util
+import inspect
 import os
 import re
 import subprocess
@@ -9,6 +11,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 try:
@@ -84,11 +87,16 @@ def test_import_turs_does_not_import_optional_parts():
 # --- tools/run_notebook.py ---------------------------------------------------------------
 
 
-def load_runner():
-    spec = importlib.util.spec_from_file_location("run_notebook", REPO / "tools" / "run_notebook.py")
+def load_tool(name: str):
+    """A script of ``tools/`` (not a package) as a module."""
+    spec = importlib.util.spec_from_file_location(name, REPO / "tools" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def load_runner():
+    return load_tool("run_notebook")
 
 
 def test_run_notebook_parameters(tmp_path):
@@ -167,3 +175,41 @@ def test_notebooks_started_together_do_not_share_kernel_ports(tmp_path):
         assert "over TCP" not in stderr
         assert (tmp_path / f"out{n}" / "result.txt").read_text() == f"quick {n} int {REPO}"
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith("kernel")]
+
+
+# --- tools/replay_kernel.py fit-costs ----------------------------------------------------------
+# The union build's cost model is refitted with it, so its instrumented kernel must still find
+# its lines in the kernel, and its fit must recover known constants (docs/performance.md,
+# eleventh stop).
+
+
+@pytest.fixture(scope="module")
+def tool():
+    return load_tool("replay_kernel")
+
+
+def test_the_instrumented_kernel_takes_the_components_argument(tool):
+    module = tool._instrumented_kernel(str(REPO / "turs" / "_core" / "growth_kernel.py"))
+    names = list(inspect.signature(module._grow_chunk_serial.py_func).parameters)
+    assert names[-2:] == ["k_split", "stats"]
+    assert all(f"stats[f, {i}]" in inspect.getsource(module._grow_chunk_impl) for i in range(8))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_fit_recovers_the_constants_of_simulated_timings(tool, seed):
+    """Per-feature times made from known constants (each build's terms, a time common to the
+    three builds, and the per-bucket term fixed) give those constants back."""
+    rng = np.random.default_rng(seed)
+    truth = {"rows": np.array([1.0, 2.3]), "bins": np.array([300.0, 0.29]), "bits": np.array([1000.0, 3.0, 0.27, 1.4])}
+    bucket = 0.5
+    data = []
+    for _ in range(2):
+        X = rng.uniform(0, 1000, size=(400, 8))
+        X[:, 0] = 1.0
+        common = rng.uniform(0, 5000, size=400)
+        T = np.c_[tuple(common + X[:, tool._TERMS[b][0]] @ truth[b] for b in ("rows", "bins", "bits"))]
+        T[:, 1] += bucket * X[:, 3]
+        data.append((X * 1.0, T * 1e-9))  # seconds
+    fitted = tool._fit(data, bucket * 1e-9)
+    for build, coef in zip(("rows", "bins", "bits"), fitted):
+        np.testing.assert_allclose(coef / 1e-9, truth[build], rtol=1e-6)
