@@ -43,8 +43,8 @@ replayed kernel calls of the noisy 5k and 10k fits, see ``docs/performance.md``)
 # fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``,
 # eleventh stop); the per-bucket build's term per bucket, which the fit cannot tell from the
 # others, is fixed at 0.5. Before, constants tuned one at a time (``RANK_QUERY_COST``,
-# ``BIN_BUILD_COST``, and ``BIT_OP_COST`` there too): the same replays took 4-6% less time on avila with the fitted ones, and
-# within 1% of their time on the others.
+# ``BIN_BUILD_COST``, and ``BIT_OP_COST`` there too): the same replays took 4-6% less time on
+# avila with the fitted ones, and within 1% of their time on the others.
 ROWS_PREFIX_COST = 2.30
 """Per-row build: per (group, bucket, class) of its prefix sums."""
 BINS_FIXED_COST = 299.0
