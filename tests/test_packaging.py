@@ -209,7 +209,7 @@ def test_the_fit_recovers_the_constants_of_simulated_timings(tool, seed):
         common = rng.uniform(0, 5000, size=400)
         T = np.c_[tuple(common + X[:, tool._TERMS[b][0]] @ truth[b] for b in ("rows", "bins", "bits"))]
         T[:, 1] += bucket * X[:, 3]
-        data.append((X * 1.0, T * 1e-9))  # seconds
+        data.append((X, T * 1e-9))  # seconds
     fitted = tool._fit(data, bucket * 1e-9)
     for build, coef in zip(("rows", "bins", "bits"), fitted):
         np.testing.assert_allclose(coef / 1e-9, truth[build], rtol=1e-6)

@@ -80,20 +80,29 @@ def test_union_by_bits_counts_the_covers(seed, coarse):
     past 64 (several words) and segments that start and end inside a word."""
     bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=700, K=6)
     rng = np.random.default_rng(seed)
+    _assert_union_by_bits_counts_the_covers(bins, y, rows, n_bins, C, covers,
+                                            lambda nb: _buckets(nb, rng, coarse))
+
+
+def _assert_union_by_bits_counts_the_covers(bins, y, rows, n_bins, C, covers, buckets):
+    """``_union_by_bits`` on every feature (``buckets(n_bins)``: its bucket per bin), per group and
+    bucket, equals the base rows below that bucket inside the union of the group's rules, per
+    class, counted from the covers. Returns, per present group, which base rows its union holds."""
     group, masks = overlap_groups(covers)
     gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
     present = np.unique(group[rows][group[rows] >= 0])
+    inside = [covers[rows][:, masks[g]].any(axis=1) for g in present]
     for f in range(bins.shape[0]):
-        bucket = _buckets(int(n_bins[f]), rng, coarse)
+        bucket = buckets(int(n_bins[f]))
         nk = int(bucket.max()) + 1
         got = np.zeros((len(present), nk + 1, C), dtype=np.int64)
         gk._union_by_bits(got, bins[f], bucket, y, rows, gl, np.flatnonzero(gl >= 0), grp_ptr, grp_rules,
                           covers.shape[1])
         b = bucket[bins[f, rows]]
-        for k, g in enumerate(present):
-            inside = covers[rows][:, masks[g]].any(axis=1)
+        for k in range(len(present)):
             for t in range(nk + 1):
-                np.testing.assert_array_equal(got[k, t], np.bincount(y[rows][inside & (b < t)], minlength=C))
+                np.testing.assert_array_equal(got[k, t], np.bincount(y[rows][inside[k] & (b < t)], minlength=C))
+    return inside
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -105,24 +114,11 @@ def test_union_by_bits_with_classes_a_union_or_the_cover_lacks(seed):
     bins, _, rows, lo, hi, n_bins, C, covers = _problem(seed, n=700, C=6, K=6)
     covered = covers.any(axis=1)
     y = np.where(covered, np.argmax(covers, axis=1) % 3, 5).astype(np.int64)
-    group, masks = overlap_groups(covers)
-    gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
-    present = np.unique(group[rows][group[rows] >= 0])
-    lacking = 0  # (group, class) pairs whose union has none of the base's covered rows of that class
-    for f in range(bins.shape[0]):
-        bucket = np.arange(int(n_bins[f]), dtype=np.int64)
-        nk = int(n_bins[f])
-        got = np.zeros((len(present), nk + 1, C), dtype=np.int64)
-        gk._union_by_bits(got, bins[f], bucket, y, rows, gl, np.flatnonzero(gl >= 0), grp_ptr, grp_rules,
-                          covers.shape[1])
-        b = bucket[bins[f, rows]]
-        in_cover = covers[rows].any(axis=1)
-        for k, g in enumerate(present):
-            inside = covers[rows][:, masks[g]].any(axis=1)
-            for t in range(nk + 1):
-                np.testing.assert_array_equal(got[k, t], np.bincount(y[rows][inside & (b < t)], minlength=C))
-            lacking += sum(int(not inside[y[rows] == c].any() and in_cover[y[rows] == c].any()) for c in range(3))
-    assert lacking > 0
+    inside = _assert_union_by_bits_counts_the_covers(bins, y, rows, n_bins, C, covers,
+                                                     lambda nb: np.arange(nb, dtype=np.int64))
+    # (group, class) pairs whose union has none of the base's covered rows of that class
+    in_cover = covers[rows].any(axis=1)
+    assert any(not ins[y[rows] == c].any() and in_cover[y[rows] == c].any() for ins in inside for c in range(3))
 
 
 @pytest.mark.parametrize("path", list(PATHS))
