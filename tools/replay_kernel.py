@@ -47,6 +47,17 @@ def _written_in_place(kernel) -> list:
     return [names.index("need"), *range(names.index("valid"), len(names))]
 
 
+def _fresh(args, written, at=None) -> list:
+    """A recorded call's arguments with fresh copies of those the kernel writes (``written``)
+    and some replaced (``at``: position -> value)."""
+    args = list(args)
+    for i in written:
+        args[i] = args[i].copy()
+    for i, value in (at or {}).items():
+        args[i] = value
+    return args
+
+
 def record(data: str, out: str, every: int) -> None:
     """Fit fold 0 of ``data`` and pickle the arguments of every ``every``-th chunk call."""
     import turs
@@ -95,9 +106,7 @@ def _run(module, calls, as_recorded, keep=False):
     seconds, outputs = 0.0, []
     written = _written_in_place(module._grow_chunk_serial)
     for tag, args in calls:
-        args = list(args)
-        for i in written:
-            args[i] = args[i].copy()
+        args = _fresh(args, written)
         kernel = module._grow_chunk_parallel if as_recorded and tag == "parallel" else module._grow_chunk_serial
         start = time.perf_counter()
         kernel(*args)
@@ -164,19 +173,13 @@ def _feature_timings(module, calls, repeats):
             continue
         d = args[i_bins].shape[0]
         stats = np.zeros((d, 8))
-        a = list(args)
-        for i in written:
-            a[i] = a[i].copy()
-        kernel(*a, stats)
+        kernel(*_fresh(args, written), stats)
         for f in np.flatnonzero(stats[:, 0]):
             times = []
             for build in (module.PATH_ROWS, module.PATH_BINS, module.PATH_BITS):
                 best = np.inf
                 for _ in range(repeats):
-                    a = list(args)
-                    a[i_path], a[i_start], a[i_stop] = build, int(f), int(f) + 1
-                    for i in written:
-                        a[i] = a[i].copy()
+                    a = _fresh(args, written, {i_path: build, i_start: int(f), i_stop: int(f) + 1})
                     start = time.perf_counter()
                     kernel(*a, np.zeros((d, 8)))
                     best = min(best, time.perf_counter() - start)
