@@ -62,6 +62,23 @@ def _pair_extremes(bins, feats_before, f_q, rows, max_b):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
+def _bin_extremes(bins, f, rows):
+    """The smallest and largest bin of feature ``f`` over ``rows``; ``(0, -1)`` for no row
+    (the twin of ``bins[f][rows].min()`` and ``.max()``, without the gathered copy)."""
+    if rows.shape[0] == 0:
+        return 0, -1
+    lo = bins[f, rows[0]]
+    hi = lo
+    for i in range(1, rows.shape[0]):
+        b = bins[f, rows[i]]
+        if b < lo:
+            lo = b
+        elif b > hi:
+            hi = b
+    return int(lo), int(hi)
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
 def _refinement_tables(bins, lits, n_bins, scan_rows):
     """Every pair's tables of a rule (``lits``: (k, 3) rows ``(feature, lo_bin, hi_bin)`` in the
     rule's order), packed (module docstring), from one pass over ``scan_rows``: any superset of

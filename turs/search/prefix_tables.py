@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.kernels import _rows_in_interval
-from .._core.refinement import _pair_extremes
+from .._core.refinement import _bin_extremes, _pair_extremes
 
 CACHE_BYTES = 64 * 2**20
 """Memory the cached rows and tables may hold; beyond it both caches start again empty."""
@@ -45,7 +45,6 @@ class PrefixTables:
         self.max_b = data.max_bins
         self.cache_bytes = CACHE_BYTES if cache_bytes is None else cache_bytes
         self._rows: dict = {}  # literal prefix -> the rows satisfying it
-        self._tables: dict = {}  # (prefix of q, feature of q) -> tmin, tmax (q, max_b)
         self._packed: dict = {}  # (literals but the last, last feature) -> a rule's packed tables
         self._extremes: dict = {}  # (literal prefix, feature) -> its smallest and largest bin there
         self._bytes = 0
@@ -54,7 +53,6 @@ class PrefixTables:
     def _keep(self, store: dict, key, value, nbytes: int) -> None:
         if self._bytes + nbytes > self.cache_bytes:
             self._rows.clear()
-            self._tables.clear()
             self._packed.clear()
             self._extremes.clear()
             self._bytes = 0
@@ -81,27 +79,25 @@ class PrefixTables:
     def tables(self, literals: tuple) -> tuple[np.ndarray, np.ndarray]:
         """The packed tables (``tmin``, ``tmax``) of a rule with ``literals`` in its order, as
         ``turs._core.refinement._refinement_tables`` scans them; (0, 0) arrays for fewer than
-        two literals."""
+        two literals. Those of the rule one literal shorter, then the last literal's (the rows
+        of the literals before it, its feature): a base grown by a new literal computes one
+        table and reads its parent's from the cache."""
         k = len(literals)
         if k < 2:
             return _NO_TABLES, _NO_TABLES
-        key = (literals[:-1], literals[-1][0])
+        head = literals[:-1]
+        key = (head, literals[-1][0])
         packed = self._packed.get(key)
         if packed is not None:
             return packed
-        mins, maxs = [], []
-        for q in range(1, k):
-            qkey = (literals[:q], literals[q][0])
-            ent = self._tables.get(qkey)
-            if ent is None:
-                feats = np.array([lit[0] for lit in literals[:q]], dtype=np.int64)
-                ent = _pair_extremes(self.bins, feats, literals[q][0], self.rows(literals[:q]), self.max_b)
-                self.misses += 1
-                self._keep(self._tables, qkey, ent, ent[0].nbytes * 2)
-            mins.append(ent[0])
-            maxs.append(ent[1])
-        packed = (np.concatenate(mins), np.concatenate(maxs))
-        self._keep(self._packed, key, packed, packed[0].nbytes * 2)
+        feats = np.array([lit[0] for lit in head], dtype=np.int64)
+        tmin, tmax = _pair_extremes(self.bins, feats, key[1], self.rows(head), self.max_b)
+        self.misses += 1
+        if k > 2:
+            before = self.tables(head)
+            tmin, tmax = np.concatenate((before[0], tmin)), np.concatenate((before[1], tmax))
+        packed = (tmin, tmax)
+        self._keep(self._packed, key, packed, tmin.nbytes * 2)
         return packed
 
     def later_k_without(self, literals: tuple, needed) -> tuple[np.ndarray, np.ndarray]:
@@ -126,9 +122,7 @@ class PrefixTables:
                     continue
                 ext = self._extremes.get((prefix, f))
                 if ext is None:
-                    rows = self.rows(prefix)
-                    col = self.bins[f][rows]
-                    ext = (int(col.min()), int(col.max())) if rows.size else (0, -1)
+                    ext = _bin_extremes(self.bins, f, self.rows(prefix))
                     self._keep(self._extremes, (prefix, f), ext, 64)
                 if ext[1] >= 0:
                     later_k[p, q] = ext[1] - ext[0]
