@@ -132,7 +132,7 @@ def turs2_buckets(cov, cov_unc, n_base, n_unc, width, min_split):
             (cov_unc >= min_split) & (n_unc - cov_unc >= min_split))
 
 def best_per_bucket_first_cover(score, bucket, eligible, n_buckets, feat, lo, hi, bins, rows):
-    """Twin of _best_per_bucket_first_cover: replay the authors' bucket updates with each
+    """Twin of _bucket_winners_first_cover (ordered by score here): replay the authors' bucket updates with each
     candidate's cover as a set of rows; the result ordered by score (stable)."""
     occupant = {}
     for i in range(len(score)):

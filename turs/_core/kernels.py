@@ -513,12 +513,13 @@ def _same_cover(bins, rows, f1, lo1, hi1, f2, lo2, hi2):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _best_per_bucket_first_cover(score, bucket, eligible, n_buckets, cov, feat, lo, hi, bins, rows):
-    """``_best_per_bucket`` as the authors' beam fills a bucket: the candidates in their order of
-    generation (feature, cut, ``<`` before ``>=``); one that covers the same rows as the bucket's
-    current occupant is skipped whatever its score; another replaces the occupant on a strictly
-    higher score. ``cov``: the candidates' coverages (rows are compared only on equal ones);
-    ``feat``, ``lo``, ``hi``: their literals on the base rule's ``rows``."""
+def _bucket_winners_first_cover(score, bucket, eligible, n_buckets, cov, feat, lo, hi, bins, rows):
+    """Each bucket's winner (-1: none) as the authors' beam fills a bucket: the candidates in
+    their order of generation (feature, cut, ``<`` before ``>=``); one that covers the same rows
+    as the bucket's current occupant is skipped whatever its score; another replaces the
+    occupant on a strictly higher score. ``cov``: the candidates' coverages (rows are compared
+    only on equal ones); ``feat``, ``lo``, ``hi``: their literals on the base rule's ``rows``.
+    ``best[best >= 0]`` are the winners in bucket order."""
     best = np.full(n_buckets, -1, dtype=np.int64)
     for i in range(score.shape[0]):
         if not eligible[i] or not np.isfinite(score[i]):
@@ -530,7 +531,7 @@ def _best_per_bucket_first_cover(score, bucket, eligible, n_buckets, cov, feat, 
         elif score[i] > score[o] and not (cov[i] == cov[o] and _same_cover(
                 bins, rows, feat[i], lo[i], hi[i], feat[o], lo[o], hi[o])):
             best[b] = i
-    return _winners_by_score(best, score)
+    return best
 
 
 MAX_SUBSET_RULES = 12

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core.kernels import _best_per_bucket, _best_per_bucket_first_cover
+from .._core.kernels import _best_per_bucket, _bucket_winners_first_cover
 
 
 @dataclass
@@ -160,8 +160,7 @@ class Turs2Policy(BeamPolicy):
         return settings.use_auxiliary_beam
 
     def select(self, g, score, bucket, eligible, settings, data):
-        chosen = _select_turs2(g, score, bucket, eligible, settings.beam_width, settings.use_patience, data)
-        return chosen[np.argsort(bucket[chosen], kind="stable")]  # in bucket order, as generated
+        return _select_turs2(g, score, bucket, eligible, settings.beam_width, settings.use_patience, data)
 
     def reduce(self, proposals, width, settings, build):
         return _reduce_turs2(proposals, width, build)
@@ -219,14 +218,18 @@ def _select(score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width:
 
 def _select_turs2(g, score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,
                   use_patience: bool, data) -> np.ndarray:
-    """:func:`_select` as the authors' beam fills its patience buckets: a growth that covers the
-    same rows as its bucket's current occupant never replaces it, whatever its score (their
-    ``DiverseCovBeam`` compares the covers before the scores; the main and the auxiliary beam
-    alike, on ``S'``). WDBC folds 1-4 and vowels fold 3 of the reference check need this."""
+    """:func:`_select` as the authors' beam fills its patience buckets, in bucket order (the order
+    in which their beam lists them): a growth that covers the same rows as its bucket's current
+    occupant never replaces it, whatever its score (their ``DiverseCovBeam`` compares the covers
+    before the scores; the main and the auxiliary beam alike, on ``S'``). WDBC folds 1-4 and
+    vowels fold 3 of the reference check need this. A bucket has one winner, so the winners in
+    bucket order are the buckets' winners as they lie, with no sort."""
     if not use_patience:
-        return _select(score, buckets, eligible, width, use_patience)
-    return _best_per_bucket_first_cover(score, buckets, eligible, width, g.cov, g.feat, g.lo, g.hi, data.bins,
-                                        g.base.rows)
+        chosen = _select(score, buckets, eligible, width, use_patience)
+        return chosen[np.argsort(buckets[chosen], kind="stable")]
+    best = _bucket_winners_first_cover(score, buckets, eligible, width, g.cov, g.feat, g.lo, g.hi, data.bins,
+                                       g.base.rows)
+    return best[best >= 0]
 
 
 # ------------------------------------------------------------------------ reduction
