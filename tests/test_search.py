@@ -448,6 +448,42 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
     assert fc.active() is None  # the helper's view of the control does not leak
 
 
+def test_kernel_calls_shared_below_the_threads_bound_give_the_same_search(monkeypatch):
+    """Below ``THREADS_MIN_WORK``, the bases' kernel calls alone go to the scoring threads
+    (``_score_split``): the search of one thread, rule for rule and to the last bit of the MDL
+    score, with both threads running kernel calls under the fit's control."""
+    import turs._fit_control as fc
+    import turs.search.beam as beam
+    import turs.search.growths as gr
+
+    X, y = make_overlap_blockade_data(n=1500, seed=5)
+    monkeypatch.setattr(beam, "SCORING_THREADS", 1)
+    one = TURSClassifier(beam_width=5).fit(X, y)
+    monkeypatch.setattr(beam, "SCORING_THREADS", 2)
+    monkeypatch.setattr(beam, "THREADS_MIN_WORK", 10**18)  # never whole bases in threads
+    monkeypatch.setattr(beam, "SPLIT_MIN_WORK", 0)
+    splits, runs = [], []
+    split, run = beam._score_split, gr.GrowthCall.run
+
+    def counting_split(pool, bases, args):
+        splits.append(len(bases))
+        return split(pool, bases, args)
+
+    def counting_run(self):
+        runs.append((threading.current_thread().name, self.one_call, fc.active() is not None))
+        return run(self)
+
+    monkeypatch.setattr(beam, "_score_split", counting_split)
+    monkeypatch.setattr(gr.GrowthCall, "run", counting_run)
+    two = TURSClassifier(beam_width=5).fit(X, y)
+    assert len(splits) > 10 and min(splits) >= 2
+    helper = [r for r in runs if r[0].startswith("turs-score")]
+    assert helper and all(one_call and under_fit for _, one_call, under_fit in helper)
+    assert len(one.rules_) >= 2
+    assert [str(r) for r in one.rules_] == [str(r) for r in two.rules_]
+    assert one.mdl_score_ == two.mdl_score_
+
+
 def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(monkeypatch):
     """Without ``SHARED_QUEUE``, ``_score_in`` submits an iteration's bases largest cover first
     (``LARGEST_FIRST``) and returns their proposals in the order of the bases."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._fit_control import active, run_for_fit
-from .growths import Candidate, Growths, empty_rule, score_growths
+from .growths import Candidate, GrowthCall, Growths, empty_rule, score_growths
 from .policies import POLICIES, Progress, best_by_r
 from .record import SearchRecorder, _num, mdl_change, mdl_parts_with, runner_up
 from .state import RuleSetState, SearchData
@@ -151,10 +151,16 @@ def base_proposals(base: Candidate, state: RuleSetState, settings: SearchSetting
     ``(growths, main proposals, aux proposals, main mask, aux mask)``, None without growths.
     ``tested_only``: only the growths that pass a local test are scored
     (:data:`TESTED_GROWTHS_ONLY`)."""
-    data = state.data
     g = score_growths(base, state, settings.beam_width, settings.score, policy.name, serial, tested_only)
+    return _proposals(g, base, state, settings, policy, aux_on, constraints, require)
+
+
+def _proposals(g: Growths | None, base: Candidate, state: RuleSetState, settings: SearchSettings, policy,
+               aux_on: bool, constraints: SearchConstraints | None, require: np.ndarray | None):
+    """:func:`base_proposals` of the base's scored growths ``g``."""
     if g is None:
         return None
+    data = state.data
     main_mask, aux_mask = policy.main_mask(g), policy.aux_mask(g)
     allowed = _allowed_growths(g, base, constraints, require)
     if allowed is not None:
@@ -224,12 +230,16 @@ def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, poli
     """:func:`base_proposals` of each base, in order; with ``SCORING_THREADS`` threads when
     there are two or more bases with enough work (``THREADS_MIN_WORK``), each on the serial
     kernel, in the pool of :func:`scoring_pool` if one is open (else in a pool of this call).
+    Below that work, inside a pool of :func:`scoring_pool`, the bases' kernel calls alone are
+    shared with the pool's threads (:func:`_score_split`, from ``SPLIT_MIN_WORK`` on).
     A Ctrl-C during the fit stops every thread at its next kernel call; no scoring thread is
     still running when this returns or raises."""
     args = (state, settings, policy, aux_on, constraints, require, tested_only)
-    if not in_threads(bases, state):
-        return [base_proposals(base, *args) for base in bases]
     holder = getattr(_SCORING, "pool", None)
+    if not in_threads(bases, state):
+        if holder is not None and _split_kernels(bases, state):
+            return _score_split(holder.get(), bases, args)
+        return [base_proposals(base, *args) for base in bases]
     if holder is None:
         with ThreadPoolExecutor(min(SCORING_THREADS, len(bases)), thread_name_prefix="turs-score") as pool:
             return _score_in(pool, bases, args)
@@ -263,16 +273,14 @@ is the same. Alternating twice in one process (2026-11-26, with
 avila 22.51, 23.13 / 21.74, 22.47 s; chess 0.70-0.73 s both."""
 
 
-def _score_shared(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
-    """The bases' proposals in order: this thread and ``SCORING_THREADS - 1`` helpers take the
-    next base of one queue (largest cover first, :data:`LARGEST_FIRST`) until it is empty, each
-    on the serial kernel. One task per helper and iteration, not one per base, and no thread
-    waits idle. An error (a Ctrl-C at a kernel call) in any of them stops the others at their
-    next base; none is still running when this returns or raises."""
+def _share(pool: ThreadPoolExecutor, order: list, job) -> None:
+    """``job(i)`` for each ``i`` of ``order``, taken from one queue by this thread and
+    ``SCORING_THREADS - 1`` helpers of ``pool``: one task per helper, and no thread waits idle
+    while the queue holds work. An error (a Ctrl-C at a kernel call) in any of them stops the
+    others at their next item; none is still running when this returns or raises."""
     control = active()
-    queue = iter(_largest_first(bases))
+    queue = iter(order)
     lock = threading.Lock()
-    out = [None] * len(bases)
     stop = []
 
     def work():
@@ -282,9 +290,9 @@ def _score_shared(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
                     i = next(queue, None)
                 if i is None:
                     return
-                out[i] = base_proposals(bases[i], *args, True)
+                job(i)
         except BaseException:
-            stop.append(True)  # the other threads stop at their next base
+            stop.append(True)  # the other threads stop at their next item
             raise
 
     helpers = [pool.submit(run_for_fit, control, work) for _ in range(SCORING_THREADS - 1)]
@@ -294,6 +302,60 @@ def _score_shared(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
         wait(helpers)
     for h in helpers:
         h.result()  # a helper's error (its Ctrl-C) raises here
+
+
+def _score_shared(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
+    """The bases' proposals in order: this thread and the helpers each score whole bases, the
+    next of one queue (largest cover first, :data:`LARGEST_FIRST`), on the serial kernel."""
+    out = [None] * len(bases)
+
+    def job(i):
+        out[i] = base_proposals(bases[i], *args, True)
+
+    _share(pool, _largest_first(bases), job)
+    return out
+
+
+SPLIT_MIN_WORK = 300_000
+"""Rows x cut points (the data's) of an iteration's bases from which :func:`score_bases` shares
+their kernel calls with the pool's threads when they are below ``THREADS_MIN_WORK``
+(:func:`_score_split`). Fold-0 fits, alternating in one process (2026-11-27), the time of the
+iterations it applies to, without / with: avila 7.48, 6.07 / 5.69, 5.00 s; noisy 20k 1.32,
+1.10 / 0.96, 0.82; magic 0.69, 0.65 / 0.54, 0.54; waveform 0.70-0.79 / 0.55-0.56; whole fits of
+vehicle 0.27 / 0.21 s and chess 0.66-0.69 / 0.63-0.65. 1e5 and 0 gave vehicle's time of this
+bound; a higher ``THREADS_MIN_WORK`` (1e7, the split for more iterations) made magic 6.1 ->
+8.0 s and avila 17.2 -> 18.7 s: where the kernels outweigh the Python, whole bases in two
+threads are faster."""
+
+
+def _split_kernels(bases: list, state: RuleSetState) -> bool:
+    """Whether :func:`score_bases` scores ``bases`` (below ``THREADS_MIN_WORK``) with
+    :func:`_score_split`: two or more bases whose rows x cut points reach ``SPLIT_MIN_WORK``."""
+    n_rows = sum(base.coverage for base in bases)
+    return SCORING_THREADS >= 2 and len(bases) >= 2 and n_rows * state.data.n_cuts_total >= SPLIT_MIN_WORK
+
+
+def _score_split(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
+    """The bases' proposals in order, for bases whose Python costs as much as their kernels
+    (small covers: two threads scoring whole bases wait for each other's Python, which holds
+    the GIL): this thread makes every base's kernel inputs (:class:`~turs.search.growths.GrowthCall`),
+    the bases whose kernel work fits one call run those calls from one queue here and in the
+    pool's threads (largest cover first), the others run here on the parallel kernel, and this
+    thread then builds each base's growths and proposals. The same calls on the same inputs as
+    :func:`base_proposals`, so the same proposals."""
+    state, settings, policy, aux_on, constraints, require, tested_only = args
+    calls = [GrowthCall(base, state, settings.beam_width, settings.score, policy.name, False, tested_only)
+             for base in bases]
+    results = [None] * len(bases)
+
+    def job(i):
+        results[i] = calls[i].run()
+
+    _share(pool, [i for i in _largest_first(bases) if calls[i].one_call], job)
+    out = []
+    for i, call in enumerate(calls):
+        result = results[i] if results[i] is not None else call.run()
+        out.append(_proposals(call.finish(result), bases[i], state, settings, policy, aux_on, constraints, require))
     return out
 
 

@@ -149,40 +149,65 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
     ones either beam can take, when ``M`` covers a row of the base: the kernel evaluates the
     local tests first and counts the data-code change on the rows ``M`` covers (``delta``, the
     overlap groups' part and most of its work) for those growths only, and ``_finish_growths``
-    scores only them. Their numbers are those of a full call, to the bit, in the same order."""
-    data = state.data
-    present, gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
-    tested_only = tested_only and len(present) > 0  # the kernel tests only where it has groups
-    k = len(base.literals)
-    base_counts = base.counts.astype(np.int64, copy=False)
-    base_unc = base.counts_uncovered.astype(np.int64, copy=False)
-    split_code = data.split_code(k, search)
-    # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
-    # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23): _finish_growths' other inputs
-    header_old, header_new = data.header_bits(k)
-    base_vo = np.asarray(base.value_ops, dtype=float)
-    lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
-    scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
-    turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
-    else_counts = state.else_counts.astype(np.int64, copy=False)
-    finish_args = (  # _finish_growths' arguments after the kernel's outputs, in its order
-        data.bins, data.n_bins, data.binary, lits, base_vo, float(base_vo.sum()),
-        np.asarray(base.k_values, dtype=np.int64), header_new, header_old, data.turs2, scan_rows, data.log2_d,
-        base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
-        state.model_next, state.total, score == "absolute", beam_width, *split_code, data.log2_int, turs2,
-        data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
-        _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
-        *data.prefix_tables.tables(base.literals),
-        *data.prefix_tables.later_k_without(base.literals, _lower_bound_literals(base) if turs2 else ()))
-    path = PATH_BITS if state.union_mode == "bits" else int(growth_kernel.UNION_BUILD)
-    lists = _kernel_lists(state)
-    if ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial):
-        if BETWEEN_KERNEL_CALLS is not None:
-            BETWEEN_KERNEL_CALLS()
-        k_split, out = _score_base(
-            data.y, base.rows, data.n_classes, n_slots(data.n_bins, data.max_bins), present, gl, state.union_counts,
-            *lists, state.K, path, tested_only, *finish_args)
-    else:
+    scores only them. Their numbers are those of a full call, to the bit, in the same order.
+
+    The three steps of :class:`GrowthCall` one after the other."""
+    call = GrowthCall(base, state, beam_width, score, search, serial, tested_only)
+    return call.finish(call.run())
+
+
+class GrowthCall:
+    """One base's growth scoring in three steps: the kernels' inputs (made here, in Python),
+    :meth:`run` (the kernels, no Python object touched: a helper thread can run it while this
+    thread prepares the next base, see :func:`turs.search.beam.score_bases`) and :meth:`finish`
+    (the :class:`Growths`). ``one_call``: the kernel work fits one jitted call without the GIL
+    (:data:`ONE_CALL_PER_BASE`)."""
+
+    __slots__ = ("base", "state", "present", "gl", "tested_only", "finish_args", "path", "lists", "one_call",
+                 "serial", "turs2", "split_code", "base_counts", "base_unc")
+
+    def __init__(self, base: Candidate, state: RuleSetState, beam_width: int, score: str, search: str = "thesis",
+                 serial: bool = False, tested_only: bool = False):
+        data = state.data
+        self.base, self.state, self.serial = base, state, serial
+        present, gl = self.present, self.gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
+        self.tested_only = tested_only and len(present) > 0  # the kernel tests only where it has groups
+        k = len(base.literals)
+        base_counts = self.base_counts = base.counts.astype(np.int64, copy=False)
+        base_unc = self.base_unc = base.counts_uncovered.astype(np.int64, copy=False)
+        split_code = self.split_code = data.split_code(k, search)
+        # ---- L(S') (Eq. 3.13-3.17), L(D, M + S') (Eq. 3.20), r (Eq. 3.21), R (Eq. 3.24), local
+        # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23): _finish_growths' other inputs
+        header_old, header_new = data.header_bits(k)
+        base_vo = np.asarray(base.value_ops, dtype=float)
+        lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
+        scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
+        turs2 = self.turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
+        else_counts = state.else_counts.astype(np.int64, copy=False)
+        self.finish_args = (  # _finish_growths' arguments after the kernel's outputs, in its order
+            data.bins, data.n_bins, data.binary, lits, base_vo, float(base_vo.sum()),
+            np.asarray(base.k_values, dtype=np.int64), header_new, header_old, data.turs2, scan_rows, data.log2_d,
+            base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
+            state.model_next, state.total, score == "absolute", beam_width, *split_code, data.log2_int, turs2,
+            data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
+            _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
+            *data.prefix_tables.tables(base.literals),
+            *data.prefix_tables.later_k_without(base.literals, _lower_bound_literals(base) if turs2 else ()))
+        self.path = PATH_BITS if state.union_mode == "bits" else int(growth_kernel.UNION_BUILD)
+        lists = self.lists = _kernel_lists(state)
+        self.one_call = ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
+
+    def run(self) -> tuple:
+        """The kernels: ``(k_split, outputs of _finish_growths)``."""
+        base, state = self.base, self.state
+        data = state.data
+        if self.one_call:
+            if BETWEEN_KERNEL_CALLS is not None:
+                BETWEEN_KERNEL_CALLS()
+            return _score_base(
+                data.y, base.rows, data.n_classes, n_slots(data.n_bins, data.max_bins), self.present, self.gl,
+                state.union_counts, *self.lists, state.K, self.path, self.tested_only, *self.finish_args)
+        present, tested_only = self.present, self.tested_only
         union = state.union_counts[present]
         sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
         nbr_ptr, nbr_idx, nbr_w = local_neighbours(state, present)
@@ -190,27 +215,33 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
         grp_ptr, grp_rules = local_rules(state, present)
         need = np.zeros(n_slots(data.n_bins, data.max_bins), dtype=np.bool_) if tested_only else None
         valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-            data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, gl, nbr_ptr, nbr_idx, nbr_w, union,
-            sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules, state.K,
-            path=path, between_calls=BETWEEN_KERNEL_CALLS, kernel=_grow_chunk_serial if serial else None,
-            need=need, local_tests=(data.log2_regret, base_counts, base_unc, data.log2_d, data.binary, *split_code)
-            if tested_only else None, max_bins=data.max_bins)
+            data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, self.gl, nbr_ptr, nbr_idx, nbr_w,
+            union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules,
+            state.K, path=self.path, between_calls=BETWEEN_KERNEL_CALLS,
+            kernel=_grow_chunk_serial if self.serial else None, need=need,
+            local_tests=(data.log2_regret, self.base_counts, self.base_unc, data.log2_d, data.binary,
+                         *self.split_code) if tested_only else None, max_bins=data.max_bins)
         if tested_only:  # the kernel marked (and counted) the growths that pass a local test
             valid &= need
-        out = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, *finish_args)
-    (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
-     total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
-     nml_base_unc) = out
-    data.prefix_tables.note_cover(base.literals, base.rows)
-    if feat.size == 0:
-        return None
-    if not has_ref:
-        later_k = later_vo = None
-    g = Growths(base, feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op,
-                later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket,
-                splits if turs2 else None, split_bits, split_bits_unc, float(nml_base), float(nml_base_unc))
-    g._k_new = k_split
-    return g
+        return k_split, _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, *self.finish_args)
+
+    def finish(self, result: tuple) -> Growths | None:
+        """The base's :class:`Growths` from :meth:`run`'s result (None: no growth)."""
+        k_split, out = result
+        base = self.base
+        (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
+         total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
+         nml_base_unc) = out
+        self.state.data.prefix_tables.note_cover(base.literals, base.rows)
+        if feat.size == 0:
+            return None
+        if not has_ref:
+            later_k = later_vo = None
+        g = Growths(base, feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op,
+                    later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket,
+                    splits if self.turs2 else None, split_bits, split_bits_unc, float(nml_base), float(nml_base_unc))
+        g._k_new = k_split
+        return g
 
 
 def _lower_bound_literals(base: Candidate) -> list:
