@@ -276,7 +276,7 @@ import numpy as np, pandas as pd
 from numba.core.registry import CPUDispatcher
 import turs
 import turs._core.growth_kernel as gk
-import turs.search.beam as beam
+import turs.search.scoring as scoring
 turs.warmup()
 mods = [importlib.import_module(m.name) for m in pkgutil.walk_packages(turs._core.__path__, "turs._core.")]
 def signatures():
@@ -287,10 +287,10 @@ rng = np.random.default_rng(1)
 X = pd.DataFrame(rng.normal(size=(1500, 5)), columns=list("abcde"))
 y = ((X.a > 0) ^ (X.b < 0.5) ^ (rng.random(1500) < 0.15)).astype(int).to_numpy()
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
-beam.THREADS_MIN_WORK = 0
+scoring.THREADS_MIN_WORK = 0
 gk.MAX_CALL_WORK = 1.0
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
-beam.SCORING_THREADS = 1
+scoring.SCORING_THREADS = 1
 gk.MAX_CALL_WORK = 1e18
 gk.PARALLEL_MIN_WORK = 0
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)

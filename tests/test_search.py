@@ -407,33 +407,33 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
     search of one thread, rule for rule and to the last bit of the MDL score; a helper thread
     sees the fit's Ctrl-C at its next kernel call."""
     import turs._fit_control as fc
-    import turs.search.beam as beam
+    import turs.search.scoring as scoring
 
     X, y = make_overlap_blockade_data(n=1500, seed=5)
     used = []
-    run = beam.run_for_fit
+    run = scoring.run_for_fit
 
     def counting(control, func, *args):
         used.append(control)
         return run(control, func, *args)
 
-    monkeypatch.setattr(beam, "run_for_fit", counting)
-    monkeypatch.setattr(beam, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(beam, "SCORING_THREADS", 1)
+    monkeypatch.setattr(scoring, "run_for_fit", counting)
+    monkeypatch.setattr(scoring, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(scoring, "SCORING_THREADS", 1)
     one = TURSClassifier(beam_width=5).fit(X, y)
     assert not used
-    monkeypatch.setattr(beam, "SCORING_THREADS", 2)
+    monkeypatch.setattr(scoring, "SCORING_THREADS", 2)
     pools = []
 
-    class CountedPool(beam.ThreadPoolExecutor):
+    class CountedPool(scoring.ThreadPoolExecutor):
         def __init__(self, *a, **k):
             pools.append(self)
             super().__init__(*a, **k)
 
-    monkeypatch.setattr(beam, "ThreadPoolExecutor", CountedPool)
+    monkeypatch.setattr(scoring, "ThreadPoolExecutor", CountedPool)
     two = TURSClassifier(beam_width=5).fit(X, y)
     assert len(used) > 20 and all(c is not None for c in used)  # under the fit's control
-    # one pool for the whole fit (beam.scoring_pool), shut down when the fit ends
+    # one pool for the whole fit (scoring.scoring_pool), shut down when the fit ends
     assert len(pools) == 1 and pools[0]._shutdown
     assert not any(t.name.startswith("turs-score") and t.is_alive() for t in threading.enumerate())
     assert len(one.rules_) >= 2
@@ -453,17 +453,17 @@ def test_kernel_calls_shared_below_the_threads_bound_give_the_same_search(monkey
     (``_score_split``): the search of one thread, rule for rule and to the last bit of the MDL
     score, with both threads running kernel calls under the fit's control."""
     import turs._fit_control as fc
-    import turs.search.beam as beam
+    import turs.search.scoring as scoring
     import turs.search.growths as gr
 
     X, y = make_overlap_blockade_data(n=1500, seed=5)
-    monkeypatch.setattr(beam, "SCORING_THREADS", 1)
+    monkeypatch.setattr(scoring, "SCORING_THREADS", 1)
     one = TURSClassifier(beam_width=5).fit(X, y)
-    monkeypatch.setattr(beam, "SCORING_THREADS", 2)
-    monkeypatch.setattr(beam, "THREADS_MIN_WORK", 10**18)  # never whole bases in threads
-    monkeypatch.setattr(beam, "SPLIT_MIN_WORK", 0)
+    monkeypatch.setattr(scoring, "SCORING_THREADS", 2)
+    monkeypatch.setattr(scoring, "THREADS_MIN_WORK", 10**18)  # never whole bases in threads
+    monkeypatch.setattr(scoring, "SPLIT_MIN_WORK", 0)
     splits, runs = [], []
-    split, run = beam._score_split, gr.GrowthCall.run
+    split, run = scoring._score_split, gr.GrowthCall.run
 
     def counting_split(pool, bases, args):
         splits.append(len(bases))
@@ -473,7 +473,7 @@ def test_kernel_calls_shared_below_the_threads_bound_give_the_same_search(monkey
         runs.append((threading.current_thread().name, self.one_call, fc.active() is not None))
         return run(self)
 
-    monkeypatch.setattr(beam, "_score_split", counting_split)
+    monkeypatch.setattr(scoring, "_score_split", counting_split)
     monkeypatch.setattr(gr.GrowthCall, "run", counting_run)
     two = TURSClassifier(beam_width=5).fit(X, y)
     assert len(splits) > 10 and min(splits) >= 2
@@ -490,7 +490,7 @@ def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(m
     from concurrent.futures import Future
     from types import SimpleNamespace
 
-    import turs.search.beam as beam
+    import turs.search.scoring as scoring
 
     submitted = []
 
@@ -502,14 +502,14 @@ def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(m
             return done
 
     bases = [SimpleNamespace(coverage=c) for c in (40, 900, 7, 300, 900, 55)]
-    monkeypatch.setattr(beam, "base_proposals", None)  # the pool above never calls it
-    monkeypatch.setattr(beam, "SHARED_QUEUE", False)  # one pool task per base
-    out = beam._score_in(RecordingPool(), bases, ())
+    monkeypatch.setattr(scoring, "base_proposals", None)  # the pool above never calls it
+    monkeypatch.setattr(scoring, "SHARED_QUEUE", False)  # one pool task per base
+    out = scoring._score_in(RecordingPool(), bases, ())
     assert submitted == [900, 900, 300, 55, 40, 7]
     assert out == [("proposals of", c) for c in (40, 900, 7, 300, 900, 55)]
-    monkeypatch.setattr(beam, "LARGEST_FIRST", False)
+    monkeypatch.setattr(scoring, "LARGEST_FIRST", False)
     submitted.clear()
-    beam._score_in(RecordingPool(), bases, ())
+    scoring._score_in(RecordingPool(), bases, ())
     assert submitted == [40, 900, 7, 300, 900, 55]
 
 
@@ -520,7 +520,7 @@ def test_shared_queue_scores_every_base_once_in_both_threads_and_stops_on_an_err
     import time
     from types import SimpleNamespace
 
-    import turs.search.beam as beam
+    import turs.search.scoring as scoring
 
     taken, lock = [], threading.Lock()
 
@@ -533,10 +533,10 @@ def test_shared_queue_scores_every_base_once_in_both_threads_and_stops_on_an_err
             raise ValueError("bad base")
         return ("proposals of", base.coverage)
 
-    monkeypatch.setattr(beam, "base_proposals", proposals)
+    monkeypatch.setattr(scoring, "base_proposals", proposals)
     bases = [SimpleNamespace(coverage=c) for c in (40, 900, 7, 300, 800, 55, 12, 66)]
-    with beam.ThreadPoolExecutor(1, thread_name_prefix="turs-score") as pool:
-        out = beam._score_shared(pool, bases, ("a", "b"))
+    with scoring.ThreadPoolExecutor(1, thread_name_prefix="turs-score") as pool:
+        out = scoring._score_shared(pool, bases, ("a", "b"))
         assert out == [("proposals of", c) for c in (40, 900, 7, 300, 800, 55, 12, 66)]
         assert sorted(c for c, _ in taken[:2]) == [800, 900]  # the two largest first
         assert sorted(c for c, _ in taken) == sorted(b.coverage for b in bases)
@@ -544,7 +544,7 @@ def test_shared_queue_scores_every_base_once_in_both_threads_and_stops_on_an_err
         taken.clear()
         bases = [SimpleNamespace(coverage=c) for c in (900, 13, 800, 5, 4, 3, 2, 1)]
         with pytest.raises(ValueError, match="bad base"):
-            beam._score_shared(pool, bases, ("a", "b"))
+            scoring._score_shared(pool, bases, ("a", "b"))
         n = len(taken)
         time.sleep(0.05)
         assert len(taken) == n < len(bases)  # nothing runs on after the error

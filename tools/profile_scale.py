@@ -66,8 +66,8 @@ def _rule_lists(state, gl, rows):
 
 def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width=10) -> dict:
     import turs
-    import turs.search.beam as beam
     import turs.search.growths as growths
+    import turs.search.scoring as scoring
     import turs.search.state as state_mod
     from sklearn.metrics import roc_auc_score
 
@@ -139,7 +139,10 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
     growths._finish_growths = timed("finish_growths", fin)
     growths._localize_groups = timed("localize_groups", loc)
     state_mod.RuleSetState.__init__ = state_init
-    beam.score_growths = timed("score_growths (all)", sg)
+    scoring.score_growths = timed("score_growths (all)", sg)
+    split, one_call = scoring.SPLIT_MIN_WORK, growths.ONE_CALL_PER_BASE
+    scoring.SPLIT_MIN_WORK = float("inf")  # every base through score_growths, timed above
+    growths.ONE_CALL_PER_BASE = False  # and through the chunk kernels timed above (same numbers)
     try:
         X, y, Xt, yt = noisy(n_train)
         t = time.perf_counter()
@@ -150,7 +153,8 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
         growths._finish_growths = fin
         growths._localize_groups = loc
         state_mod.RuleSetState.__init__ = init
-        beam.score_growths = sg
+        scoring.score_growths = sg
+        scoring.SPLIT_MIN_WORK, growths.ONE_CALL_PER_BASE = split, one_call
     if args_out is not None and kept:
         data = {"bins": growths_data["bins"], "y": growths_data["y"], "n_bins": growths_data["n_bins"],
                 "C": growths_data["C"], "log2_int": growths_data["log2_int"]}
@@ -224,19 +228,21 @@ def wall_by_iteration(X, y) -> dict:
     """Where a default fit's wall time goes, by kind of beam iteration: the iterations whose
     bases the scoring threads share (``threaded_s``, and ``busy``: the bases' summed time over
     twice that wall time), those scored in this thread because their rows x cut points are
-    below ``THREADS_MIN_WORK`` (``small_s``) or they have one base (``one_base_s``), the rest of
-    the rule searches (the beams' reduction and bookkeeping) and the fit outside the searches.
-    Times only those calls, so the fit runs at its own speed; JIT warm."""
+    below ``THREADS_MIN_WORK`` (``small_s``; from ``SPLIT_MIN_WORK`` on their kernel calls are
+    shared, and those bases' own time is not in ``bases_s``) or they have one base
+    (``one_base_s``), the rest of the rule searches (the beams' reduction and bookkeeping) and
+    the fit outside the searches. Times only those calls, so the fit runs at its own speed; JIT warm."""
     import resource
     import threading
 
     import turs
     import turs.search.beam as beam
+    import turs.search.scoring as scoring
 
     turs.warmup()
     acc = defaultdict(float)
     lock = threading.Lock()
-    score_bases, base_proposals, search_rule = beam.score_bases, beam.base_proposals, beam.search_rule
+    score_bases, base_proposals, search_rule = beam.score_bases, scoring.base_proposals, beam.search_rule
 
     def proposals(*a, **k):
         t = time.perf_counter()
@@ -249,7 +255,7 @@ def wall_by_iteration(X, y) -> dict:
         if len(grown) < 2:
             kind = "one_base"
         else:
-            kind = "threaded" if beam.in_threads(grown, state) else "small"
+            kind = "threaded" if scoring.in_threads(grown, state) else "small"
         before = acc["bases_s"]
         t = time.perf_counter()
         out = score_bases(grown, state, *a, **k)
@@ -265,7 +271,7 @@ def wall_by_iteration(X, y) -> dict:
         acc["searches_s"] += time.perf_counter() - t
         return out
 
-    beam.score_bases, beam.base_proposals, beam.search_rule = bases, proposals, search
+    beam.score_bases, scoring.base_proposals, beam.search_rule = bases, proposals, search
     try:
         r0 = resource.getrusage(resource.RUSAGE_SELF)
         t = time.perf_counter()
@@ -273,7 +279,7 @@ def wall_by_iteration(X, y) -> dict:
         fit_s = time.perf_counter() - t
         r1 = resource.getrusage(resource.RUSAGE_SELF)
     finally:
-        beam.score_bases, beam.base_proposals, beam.search_rule = score_bases, base_proposals, search_rule
+        beam.score_bases, scoring.base_proposals, beam.search_rule = score_bases, base_proposals, search_rule
     cpu_s = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     scored = acc["threaded_s"] + acc["small_s"] + acc["one_base_s"]
     return {"fit_s": fit_s, "cpu_s": cpu_s, "rules": len(m.rules_),

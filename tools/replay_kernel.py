@@ -62,12 +62,12 @@ def record(data: str, out: str, every: int) -> None:
     """Fit fold 0 of ``data`` and pickle the arguments of every ``every``-th chunk call."""
     import turs
     import turs._core.growth_kernel as gk
-    import turs.search.beam as beam
     import turs.search.growths as growths
+    import turs.search.scoring as scoring
 
     turs.warmup()
     growths.ONE_CALL_PER_BASE = False  # every base through the chunk kernels, with plain arrays
-    beam.SCORING_THREADS = 1
+    scoring.SCORING_THREADS = 1
     calls, seen = [], [0]
 
     def recording(kernel, tag):

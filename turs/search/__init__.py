@@ -15,9 +15,10 @@ dual-beam search:
 
 The search is written once (:mod:`.beam`); the two variants, the thesis text
 (``search="thesis"``) and the authors' implementation's bookkeeping (``search="turs2"``), are
-policies (:mod:`.policies`); :mod:`.record` records the search trace. The data and the rule set are in :mod:`.state` (with the
-union-count switches ``turs.search.state.UNION_COUNTS`` and ``MAX_RULES_FOR_SUBSETS``), the
-candidates and their scored growths in :mod:`.growths`. Everything here is Python
+policies (:mod:`.policies`); :mod:`.scoring` scores an iteration's bases (in one or two
+threads); :mod:`.record` records the search trace. The data and the rule set are in
+:mod:`.state` (with the union-count switches ``turs.search.state.UNION_COUNTS`` and
+``MAX_RULES_FOR_SUBSETS``), the candidates and their scored growths in :mod:`.growths`. Everything here is Python
 orchestration over the kernels of :mod:`turs._core.kernels`; the counts of all candidates of a
 base rule come from one pass per feature.
 """

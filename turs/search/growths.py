@@ -143,7 +143,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
                   search: str = "thesis", serial: bool = False, tested_only: bool = False) -> Growths | None:
     """Enumerate and score every one-literal growth of ``base`` (Algorithm 4, lines 7-15).
     ``serial``: the growth kernel's serial variant for every call (a helper thread that
-    scores one of several bases at once, see :func:`turs.search.beam.score_bases`).
+    scores one of several bases at once, see :func:`turs.search.scoring.score_bases`).
 
     ``tested_only``: keep only the growths that pass a local test (Eq. 3.22 or 3.25), the only
     ones either beam can take, when ``M`` covers a row of the base: the kernel evaluates the
@@ -159,7 +159,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
 class GrowthCall:
     """One base's growth scoring in three steps: the kernels' inputs (made here, in Python),
     :meth:`run` (the kernels, no Python object touched: a helper thread can run it while this
-    thread prepares the next base, see :func:`turs.search.beam.score_bases`) and :meth:`finish`
+    thread prepares the next base, see :func:`turs.search.scoring.score_bases`) and :meth:`finish`
     (the :class:`Growths`). ``one_call``: the kernel work fits one jitted call without the GIL
     (:data:`ONE_CALL_PER_BASE`)."""
 
