@@ -158,10 +158,10 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
 
 class GrowthCall:
     """One base's growth scoring in three steps: the kernels' inputs (made here, in Python),
-    :meth:`run` (the kernels, no Python object touched: a helper thread can run it while this
-    thread prepares the next base, see :func:`turs.search.scoring.score_bases`) and :meth:`finish`
-    (the :class:`Growths`). ``one_call``: the kernel work fits one jitted call without the GIL
-    (:data:`ONE_CALL_PER_BASE`)."""
+    :meth:`run` (the kernels) and :meth:`finish` (the :class:`Growths`). ``one_call``: the
+    kernel work fits one jitted call without the GIL (:data:`ONE_CALL_PER_BASE`); such a
+    call's :meth:`run` reads no Python object the other steps write, so another thread can
+    make it (``turs.search.scoring._score_split``)."""
 
     __slots__ = ("base", "state", "present", "gl", "tested_only", "finish_args", "path", "lists", "one_call",
                  "serial", "turs2", "split_code", "base_counts", "base_unc")
