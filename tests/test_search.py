@@ -484,6 +484,45 @@ def test_kernel_calls_shared_below_the_threads_bound_give_the_same_search(monkey
     assert one.mdl_score_ == two.mdl_score_
 
 
+@pytest.mark.parametrize("search", ["turs2", "thesis"])
+def test_kernel_calls_shared_give_each_base_its_own_proposals_in_order(search):
+    """``_score_split`` returns, base by base and in the bases' order, the growths and proposals
+    that ``base_proposals`` gives each base alone: bases of 1 and 2 literals, of different
+    sizes, with a rule set that covers some of their rows."""
+    import turs.search.scoring as scoring
+    from turs.search import POLICIES, SearchData, SearchSettings, learn_rule_set
+    from turs.search.growths import empty_rule, score_growths
+
+    X, y = make_overlap_blockade_data(n=1500, seed=6)
+    model = TURSClassifier(beam_width=5).fit(X, y)
+    enc = model.encoder_
+    data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64),
+                      enc.n_bins_, enc.binary_, len(model.classes_), model_encoding="turs2")
+    settings = SearchSettings(5, search=search)
+    state = learn_rule_set(data, settings, max_rules=3)[0]
+    first = score_growths(empty_rule(data, state), state, 5, "learning_speed", search)
+    order = np.argsort(-np.where(np.isfinite(first.r), first.r, -np.inf), kind="stable")
+    bases = [first.materialize(int(i), data) for i in order[:6]]
+    second = score_growths(bases[0], state, 5, "learning_speed", search)
+    other = np.flatnonzero(second.feat != bases[0].literals[0][0])  # a new literal, not a refinement
+    bases += [second.materialize(int(other[0]), data)]
+    assert len({b.coverage for b in bases}) >= 4 and {len(b.literals) for b in bases} == {1, 2}
+    args = (state, settings, POLICIES[search], True, None, None, True)
+    want = [scoring.base_proposals(b, *args) for b in bases]
+    with scoring.ThreadPoolExecutor(1, thread_name_prefix="turs-score") as pool:
+        got = scoring._score_split(pool, bases, args)
+    assert len(got) == len(want) and sum(w is not None for w in want) >= 5
+    for w, o, base in zip(want, got, bases):
+        assert (w is None) == (o is None)
+        if w is None:
+            continue
+        assert o[0].base is base
+        for name in ("feat", "lo", "hi", "counts", "r", "R", "bucket", "aux_bucket", "local_test"):
+            assert np.array_equal(getattr(o[0], name), getattr(w[0], name)), name
+        for side in (1, 2):  # main and auxiliary proposals: (score, coverage, key, growths, index)
+            assert [(p[0], p[1], p[2], p[4]) for p in o[side]] == [(p[0], p[1], p[2], p[4]) for p in w[side]]
+
+
 def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(monkeypatch):
     """Without ``SHARED_QUEUE``, ``_score_in`` submits an iteration's bases largest cover first
     (``LARGEST_FIRST``) and returns their proposals in the order of the bases."""
