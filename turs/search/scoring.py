@@ -148,11 +148,17 @@ def scoring_pool():
         holder.shutdown()
 
 
+def _shared_from(bases: list, state: RuleSetState, bound: float) -> bool:
+    """Whether ``bases`` are two or more, there are two scoring threads or more, and the bases'
+    rows x cut points (the data's) reach ``bound``."""
+    return (SCORING_THREADS >= 2 and len(bases) >= 2
+            and sum(base.coverage for base in bases) * state.data.n_cuts_total >= bound)
+
+
 def in_threads(bases: list, state: RuleSetState) -> bool:
     """Whether :func:`score_bases` scores ``bases`` in ``SCORING_THREADS`` threads: two or more
     bases whose rows x cut points reach ``THREADS_MIN_WORK``."""
-    n_rows = sum(base.coverage for base in bases)
-    return SCORING_THREADS >= 2 and len(bases) >= 2 and n_rows * state.data.n_cuts_total >= THREADS_MIN_WORK
+    return _shared_from(bases, state, THREADS_MIN_WORK)
 
 
 def _largest_first(bases: list) -> list:
@@ -174,7 +180,7 @@ def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, poli
     args = (state, settings, policy, aux_on, constraints, require, tested_only)
     holder = getattr(_SCORING, "pool", None)
     if not in_threads(bases, state):
-        if holder is not None and _split_kernels(bases, state):
+        if holder is not None and _shared_from(bases, state, SPLIT_MIN_WORK):
             return _score_split(holder.get(), bases, args)
         return [base_proposals(base, *args) for base in bases]
     if holder is None:
@@ -263,13 +269,6 @@ vehicle 0.27 / 0.21 s and chess 0.66-0.69 / 0.63-0.65. 1e5 and 0 gave vehicle's 
 bound; a higher ``THREADS_MIN_WORK`` (1e7, the split for more iterations) made magic 6.1 ->
 8.0 s and avila 17.2 -> 18.7 s: where the kernels outweigh the Python, whole bases in two
 threads are faster."""
-
-
-def _split_kernels(bases: list, state: RuleSetState) -> bool:
-    """Whether :func:`score_bases` scores ``bases`` (below ``THREADS_MIN_WORK``) with
-    :func:`_score_split`: two or more bases whose rows x cut points reach ``SPLIT_MIN_WORK``."""
-    n_rows = sum(base.coverage for base in bases)
-    return SCORING_THREADS >= 2 and len(bases) >= 2 and n_rows * state.data.n_cuts_total >= SPLIT_MIN_WORK
 
 
 def _score_split(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
