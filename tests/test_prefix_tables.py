@@ -117,3 +117,17 @@ def test_later_k_without_equals_the_scan(seed):
             np.testing.assert_array_equal(later_k[p, p + 1:], want[p + 1:])
             checked += int((want[p + 1:] == -1).any())
     assert checked > 0  # the narrow rule has a literal that reaches no row (1e8 bits)
+
+
+def test_bin_extremes_equal_numpy():
+    """``_bin_extremes`` (the later literals' extremes) against numpy's min and max of the
+    gathered column, and ``(0, -1)`` for no row."""
+    from turs._core.refinement import _bin_extremes
+
+    data, rng = _data(3, n=300)
+    for _ in range(20):
+        f = int(rng.integers(0, data.d))
+        rows = np.sort(rng.choice(data.n, int(rng.integers(1, 40)), replace=False)).astype(np.int64)
+        col = data.bins[f][rows]
+        assert _bin_extremes(data.bins, f, rows) == (int(col.min()), int(col.max()))
+    assert _bin_extremes(data.bins, 0, np.zeros(0, dtype=np.int64)) == (0, -1)
