@@ -131,3 +131,74 @@ def test_bin_extremes_equal_numpy():
         col = data.bins[f][rows]
         assert _bin_extremes(data.bins, f, rows) == (int(col.min()), int(col.max()))
     assert _bin_extremes(data.bins, 0, np.zeros(0, dtype=np.int64)) == (0, -1)
+
+
+def _mixed_frame(seed=0, n=600):
+    """Rows with two categorical columns (one-hot: binary encoded columns), three numeric ones
+    and a numeric one of three values (literals of two bins), classes from all kinds: rules mix
+    binary and numeric literals."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    colour = rng.choice(["red", "green", "blue", "grey"], n)
+    shape = rng.choice(["round", "square", "flat"], n)
+    x = rng.normal(size=(n, 3))
+    level = rng.integers(0, 3, n)
+    y = (((colour == "red") & (x[:, 0] > 0)) | ((shape == "flat") & (x[:, 1] < 0.3)) | (x[:, 2] > 1.2)
+         | ((level == 2) & (x[:, 0] < -0.5)))
+    y = np.where(rng.random(n) < 0.1, ~y, y).astype(int)
+    X = pd.DataFrame({"colour": pd.Categorical(colour), "shape": pd.Categorical(shape),
+                      "x0": x[:, 0], "x1": x[:, 1], "x2": x[:, 2], "level": level})
+    return X, y
+
+
+def _fit_growths(X, y, monkeypatch):
+    """Every base's literals and its growths' model code and ``r`` over a fit, and the fit's
+    rules and MDL score."""
+    import turs.search.growths as growths
+    from turs import TURSClassifier
+
+    seen = []
+    finish = growths.GrowthCall.finish
+
+    def recording(call, result):
+        g = finish(call, result)
+        if g is not None:
+            seen.append((call.base.literals, g.model_bits.tolist(), g.r.tolist()))
+        return g
+
+    monkeypatch.setattr(growths.GrowthCall, "finish", recording)
+    m = TURSClassifier().fit(X, y)
+    monkeypatch.setattr(growths.GrowthCall, "finish", finish)
+    return seen, [str(r) for r in m.rules_], m.mdl_score_
+
+
+def test_bases_skip_only_refinement_tables_that_are_never_read(monkeypatch):
+    """A base none of whose refinement-table rows ``_finish_growths`` can read
+    (``turs.search.growths._tables_read``: no literal before a non-binary one has two bins or
+    more) gets no tables. Poisoned tables in their place (extremes that give every later
+    literal another ``K_value`` if read) leave every growth's model code and ``r`` as they are
+    with the tables computed for every base; given to every base, they change them (so a read
+    would show)."""
+    import turs.search.growths as growths
+    from turs.search.growths import _tables_read
+
+    X, y = _mixed_frame()
+    monkeypatch.setattr(growths, "_tables_read", lambda literals, binary: True)
+    want = _fit_growths(X, y, monkeypatch)
+    poison = (np.zeros((2000, 256), dtype=np.int64), np.full((2000, 256), 255, dtype=np.int64))
+    monkeypatch.setattr(growths, "_UNREAD_TABLES", poison)
+    skipped = []
+
+    def tables_read(literals, binary):
+        read = _tables_read(literals, binary)
+        skipped.append(not read and len(literals) >= 2)
+        return read
+
+    monkeypatch.setattr(growths, "_tables_read", tables_read)
+    got = _fit_growths(X, y, monkeypatch)
+    assert sum(skipped) > 20  # bases of two or more literals got the poison
+    assert got == want
+    monkeypatch.setattr(growths, "_tables_read", lambda literals, binary: False)
+    poisoned = _fit_growths(X, y, monkeypatch)
+    assert poisoned[0] != want[0]

@@ -191,7 +191,7 @@ class GrowthCall:
             state.model_next, state.total, score == "absolute", beam_width, *split_code, data.log2_int, turs2,
             data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
             _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
-            *data.prefix_tables.tables(base.literals),
+            *(data.prefix_tables.tables(base.literals) if _tables_read(base.literals, data.binary) else _UNREAD_TABLES),
             *data.prefix_tables.later_k_without(base.literals, _lower_bound_literals(base) if turs2 else ()))
         self.path = PATH_BITS if state.union_mode == "bits" else int(growth_kernel.UNION_BUILD)
         lists = self.lists = _kernel_lists(state)
@@ -245,13 +245,37 @@ class GrowthCall:
 
 
 def _lower_bound_literals(base: Candidate) -> list:
-    """The literals ``p`` of ``base`` (not its last) without a lower bound: a growth that gives
-    one a lower bound is scored by the authors' search with the later literals' ``K_value`` as
-    if ``p`` did not restrict the data (``_placeholder_model_bits``), read from the prefix
-    tables. (Before 2026-11-26 only those a valid growth gave a lower bound: the tables of the
-    others are computed and never read, and the scores are the same.)"""
+    """The literals ``p`` of ``base`` (not its last) without a lower bound that a growth can give
+    one: a growth that does is scored by the authors' search with the later literals'
+    ``K_value`` as if ``p`` did not restrict the data (``_placeholder_model_bits``), read from
+    the prefix tables. A literal whose interval holds one bin (a binary column's, say) has no
+    cut point inside, so the growth kernel makes no growth on it (``h - l < 2``) and its row
+    would never be read. (Before 2026-11-26 only those a valid growth gave a lower bound: the
+    tables of the others are computed and never read, and the scores are the same.)"""
     lits = base.literals
-    return [p for p, (_, a, _) in enumerate(lits[:-1]) if a == 0]
+    return [p for p, (_, a, b) in enumerate(lits[:-1]) if a == 0 and b - a >= 2]
+
+
+_UNREAD_TABLES = (np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.int64))
+"""Refinement tables for a base none of whose table rows ``_finish_growths`` can read
+(:func:`_tables_read`): no rows, and one column, so that the kernel takes them as given and
+does not scan for its own."""
+
+
+def _tables_read(literals: tuple, binary: np.ndarray) -> bool:
+    """Whether ``_finish_growths`` can read a row of the refinement tables of a base with
+    ``literals``: row ``(p, q)`` is read only for a growth that refines literal ``p``, which
+    needs an interval of two bins or more (else the growth kernel has no cut in it), and only
+    when literal ``q > p`` is on a column that is not binary
+    (``turs._core.refinement._refinement_from_tables``). On data of binary (one-hot) columns,
+    such as car and chess, no base needs its tables."""
+    refinable = False
+    for j, a, b in literals:
+        if refinable and not binary[j]:
+            return True
+        if b - a >= 2:
+            refinable = True
+    return False
 
 
 ONE_CALL_PER_BASE = True
