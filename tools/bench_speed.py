@@ -19,7 +19,8 @@ features on musk.
 Table to figures/scaling.csv, log-log figure with the fitted exponents and the rule counts to
 figures/scaling.png, the d-study to figures/scaling_d.png.
 `--scaling-quick` runs a small subset (noisy 2k and 5k, shuttle; TURS and CART) to check the
-pipeline. `--threads` compares 1 and 2 numba threads on the given datasets.
+pipeline. `--threads` compares one thread (no numba `prange`, no scoring thread) with two on the
+given datasets.
 """
 from __future__ import annotations
 
@@ -52,6 +53,11 @@ def one(name: str, repeats: int, n_sub: int | None, n_features: int | None) -> d
     from turs.datasets import load
 
     import_s = time.perf_counter() - t
+    if os.environ.get("TURS_BENCH_THREADS") == "1":
+        # one thread: no prange (TURS_NUMBA_PARALLEL=0, read at import) and no scoring thread
+        import turs.search.scoring
+
+        turs.search.scoring.SCORING_THREADS = 1
     compile_s = turs.warmup()
     X, y = load(name)
     yv = y.to_numpy()
@@ -76,7 +82,7 @@ def one(name: str, repeats: int, n_sub: int | None, n_features: int | None) -> d
         "import_s": import_s, "compile_s": compile_s,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "mdl": m.mdl_score_, "mdl_ref_encoding": reference_encoding_bits(m, X.iloc[tr], yv[tr]), "rules": len(m.rules_), "literals": int(sum(len(r) for r in m.rules_)),
-        "auc": float(auc), "threads": os.environ.get("TURS_NUMBA_PARALLEL", "1"),
+        "auc": float(auc), "threads": int(os.environ.get("TURS_BENCH_THREADS", "2")),
     }
 
 
@@ -92,7 +98,7 @@ def reference_encoding_bits(model, X_train, y_train) -> float:
 
 
 def run_child(name, repeats, n_sub=None, n_features=None, threads=2, timeout=1800):
-    env = dict(os.environ, TURS_NUMBA_PARALLEL="1" if threads > 1 else "0")
+    env = dict(os.environ, TURS_NUMBA_PARALLEL="1" if threads > 1 else "0", TURS_BENCH_THREADS=str(threads))
     cmd = [sys.executable, __file__, "--one", name, "--repeats", str(repeats)]
     if n_sub:
         cmd += ["--n-sub", str(n_sub)]
