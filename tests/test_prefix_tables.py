@@ -152,7 +152,7 @@ def _mixed_frame(seed=0, n=600):
     return X, y
 
 
-def _fit_growths(X, y, monkeypatch):
+def _fit_growths(X, y, monkeypatch, **params):
     """Every base's literals and its growths' model code and ``r`` over a fit, and the fit's
     rules and MDL score."""
     import turs.search.growths as growths
@@ -168,24 +168,25 @@ def _fit_growths(X, y, monkeypatch):
         return g
 
     monkeypatch.setattr(growths.GrowthCall, "finish", recording)
-    m = TURSClassifier().fit(X, y)
+    m = TURSClassifier(**params).fit(X, y)
     monkeypatch.setattr(growths.GrowthCall, "finish", finish)
     return seen, [str(r) for r in m.rules_], m.mdl_score_
 
 
-def test_bases_skip_only_refinement_tables_that_are_never_read(monkeypatch):
+@pytest.mark.parametrize("search", ["turs2", "thesis"])
+def test_bases_skip_only_refinement_tables_that_are_never_read(monkeypatch, search):
     """A base none of whose refinement-table rows ``_finish_growths`` can read
     (``turs.search.growths._tables_read``: no literal before a non-binary one has two bins or
     more) gets no tables. Poisoned tables in their place (extremes that give every later
     literal another ``K_value`` if read) leave every growth's model code and ``r`` as they are
     with the tables computed for every base; given to every base, they change them (so a read
-    would show)."""
+    would show). Both searches (the authors' bookkeeping and the thesis text)."""
     import turs.search.growths as growths
     from turs.search.growths import _tables_read
 
     X, y = _mixed_frame()
     monkeypatch.setattr(growths, "_tables_read", lambda literals, binary: True)
-    want = _fit_growths(X, y, monkeypatch)
+    want = _fit_growths(X, y, monkeypatch, search=search)
     poison = (np.zeros((2000, 256), dtype=np.int64), np.full((2000, 256), 255, dtype=np.int64))
     monkeypatch.setattr(growths, "_UNREAD_TABLES", poison)
     skipped = []
@@ -196,9 +197,9 @@ def test_bases_skip_only_refinement_tables_that_are_never_read(monkeypatch):
         return read
 
     monkeypatch.setattr(growths, "_tables_read", tables_read)
-    got = _fit_growths(X, y, monkeypatch)
+    got = _fit_growths(X, y, monkeypatch, search=search)
     assert sum(skipped) > 20  # bases of two or more literals got the poison
     assert got == want
     monkeypatch.setattr(growths, "_tables_read", lambda literals, binary: False)
-    poisoned = _fit_growths(X, y, monkeypatch)
+    poisoned = _fit_growths(X, y, monkeypatch, search=search)
     assert poisoned[0] != want[0]
