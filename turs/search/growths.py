@@ -244,16 +244,21 @@ class GrowthCall:
         return g
 
 
+def _has_cut(a: int, b: int) -> bool:
+    """Whether a literal's bin interval ``[a, b)`` has a cut point inside, i.e. whether a growth
+    can refine it: the growth kernel makes no growth on an interval of one bin (a binary
+    column's, say; ``h - l < 2`` there)."""
+    return b - a >= 2
+
+
 def _lower_bound_literals(base: Candidate) -> list:
     """The literals ``p`` of ``base`` (not its last) without a lower bound that a growth can give
-    one: a growth that does is scored by the authors' search with the later literals'
-    ``K_value`` as if ``p`` did not restrict the data (``_placeholder_model_bits``), read from
-    the prefix tables. A literal whose interval holds one bin (a binary column's, say) has no
-    cut point inside, so the growth kernel makes no growth on it (``h - l < 2``) and its row
-    would never be read. (Before 2026-11-26 only those a valid growth gave a lower bound: the
-    tables of the others are computed and never read, and the scores are the same.)"""
+    one (:func:`_has_cut`): a growth that does is scored by the authors' search with the later
+    literals' ``K_value`` as if ``p`` did not restrict the data (``_placeholder_model_bits``),
+    read from the prefix tables. For any other literal ``_placeholder_model_bits`` would scan
+    for them itself, were they ever needed."""
     lits = base.literals
-    return [p for p, (_, a, b) in enumerate(lits[:-1]) if a == 0 and b - a >= 2]
+    return [p for p, (_, a, b) in enumerate(lits[:-1]) if a == 0 and _has_cut(a, b)]
 
 
 _UNREAD_TABLES = (np.zeros((0, 1), dtype=np.int64), np.zeros((0, 1), dtype=np.int64))
@@ -264,16 +269,15 @@ does not scan for its own."""
 
 def _tables_read(literals: tuple, binary: np.ndarray) -> bool:
     """Whether ``_finish_growths`` can read a row of the refinement tables of a base with
-    ``literals``: row ``(p, q)`` is read only for a growth that refines literal ``p``, which
-    needs an interval of two bins or more (else the growth kernel has no cut in it), and only
-    when literal ``q > p`` is on a column that is not binary
+    ``literals``: row ``(p, q)`` is read only for a growth that refines literal ``p``
+    (:func:`_has_cut`), and only when literal ``q > p`` is on a column that is not binary
     (``turs._core.refinement._refinement_from_tables``). On data of binary (one-hot) columns,
     such as car and chess, no base needs its tables."""
     refinable = False
     for j, a, b in literals:
         if refinable and not binary[j]:
             return True
-        if b - a >= 2:
+        if _has_cut(a, b):
             refinable = True
     return False
 
