@@ -203,3 +203,50 @@ def test_bases_skip_only_refinement_tables_that_are_never_read(monkeypatch, sear
     monkeypatch.setattr(growths, "_tables_read", lambda literals, binary: False)
     poisoned = _fit_growths(X, y, monkeypatch, search=search)
     assert poisoned[0] != want[0]
+
+
+@pytest.mark.parametrize("search", ["turs2", "thesis"])
+def test_deferred_tables_give_every_growth_the_numbers_of_tables_made_first(monkeypatch, search):
+    """``DEFER_TABLES``: a base scored in one call gets its refinement tables and later
+    ``K_value``s only once the kernel has kept a growth that reads them. Every growth's model
+    code and ``r``, the rules and the MDL score are those of the tables made first for every
+    base; both outcomes occur (bases that read them and bases that do not); finishing a base
+    that reads them without them changes the numbers (so a missed read would show)."""
+    import turs.search.growths as growths
+    import turs.search.prefix_tables as prefix_tables
+
+    X, y = _mixed_frame()
+    monkeypatch.setattr(growths, "DEFER_TABLES", False)
+    want = _fit_growths(X, y, monkeypatch, search=search)
+    monkeypatch.setattr(growths, "DEFER_TABLES", True)
+    monkeypatch.setattr(prefix_tables, "DEFER_MAX_READ_SHARE", 1.0)  # every such base waits for the kernel
+    read = []
+    note = prefix_tables.PrefixTables.note_deferred
+    monkeypatch.setattr(prefix_tables.PrefixTables, "note_deferred",
+                        lambda self, was_read: read.append(was_read) or note(self, was_read))
+    got = _fit_growths(X, y, monkeypatch, search=search)
+    assert got == want
+    assert read.count(True) > 10 and read.count(False) > 10
+    monkeypatch.setattr(growths.GrowthCall, "_tables", lambda call, later_read=None: (*growths._UNREAD_TABLES,
+                                                                                     *growths._NO_LATER))
+    without = _fit_growths(X, y, monkeypatch, search=search)
+    assert without[0] != want[0]
+
+
+def test_a_fit_defers_tables_while_few_deferred_bases_read_them():
+    """``PrefixTables.defer``: the first ``DEFER_FIRST`` bases always; then, while more than
+    ``DEFER_MAX_READ_SHARE`` of the deferred bases read their tables, one in
+    ``DEFER_SAMPLE_EVERY``; every base again once the share falls below it."""
+    from turs.search.prefix_tables import DEFER_FIRST, DEFER_MAX_READ_SHARE, DEFER_SAMPLE_EVERY
+
+    data, _ = _data(0)
+    tables = PrefixTables(data)
+    assert all(tables.defer() for _ in range(DEFER_FIRST))
+    for _ in range(DEFER_FIRST):
+        tables.note_deferred(True)
+    assert sum(tables.defer() for _ in range(5 * DEFER_SAMPLE_EVERY)) == 5
+    n_unread = int(np.ceil(DEFER_FIRST * (1 / DEFER_MAX_READ_SHARE - 1))) + 1
+    for _ in range(n_unread):
+        tables.note_deferred(False)
+    assert tables.deferred_read <= DEFER_MAX_READ_SHARE * tables.deferred
+    assert all(tables.defer() for _ in range(3 * DEFER_SAMPLE_EVERY))
