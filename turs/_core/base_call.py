@@ -60,13 +60,13 @@ def _refinement_reads(valid, new_lo, lits, d):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr, nbr_idx, nbr_w,
-                has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr, grp_rules, n_rules, path, tested_only,
-                deferred, bins, n_bins, binary, lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data,
-                scan_rows, log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
-                regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
-                later_k_known, later_known):
+def _score_base_impl(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr, nbr_idx, nbr_w,
+                     has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr, grp_rules, n_rules, path, tested_only,
+                     deferred, bins, n_bins, binary, lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data,
+                     scan_rows, log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
+                     regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
+                     placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
+                     later_k_known, later_known):
     """``score_growths``' numeric work on one base, in one call: the base's intervals from its
     literals ``lits`` (k, 3), the present groups' union counts and lists
     (``_local_subsets``, ``_local_neighbours``, ``_local_rule_lists``; ``has_nbr`` /
@@ -135,3 +135,44 @@ def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_
                           log2_int, placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split,
                           ref_tmin, ref_tmax, later_k_known, later_known)
     return k_split, out, needs_tables, later_read, valid, new_lo, new_hi, counts, counts_unc, delta
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr, nbr_idx, nbr_w,
+                has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr, grp_rules, n_rules, path,
+                tested_only, bins, n_bins, binary, lits, base_vo, base_vo_sum, base_k_values, header_new,
+                header_old, turs2_data, scan_rows, log2_d, base_counts, base_counts_unc, else_counts,
+                log2_regret, nll_covered, regret_rules, model_next, total_m, absolute, beam_width,
+                split_cut_bits, split_extra, log2_int, placeholder_scores, scan_rows1, bin_min, bin_max,
+                turs2_edges, min_split, ref_tmin, ref_tmax, later_k_known, later_known):
+    """:func:`_score_base_impl` with the tables given: ``(k_split, _finish_growths' outputs)``."""
+    out = _score_base_impl(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr,
+                           nbr_idx, nbr_w, has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr,
+                           grp_rules, n_rules, path, tested_only, False, bins, n_bins, binary, lits, base_vo,
+                           base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows, log2_d,
+                           base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
+                           model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
+                           placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split,
+                           ref_tmin, ref_tmax, later_k_known, later_known)
+    return out[0], out[1]
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _score_base_deferred(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr,
+                         nbr_idx, nbr_w, has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr,
+                         grp_rules, n_rules, path, tested_only, bins, n_bins, binary, lits, base_vo,
+                         base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows, log2_d,
+                         base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
+                         model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
+                         placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin,
+                         ref_tmax, later_k_known, later_known):
+    """:func:`_score_base_impl` with the tables left out (``deferred``): all its outputs."""
+    out = _score_base_impl(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr,
+                           nbr_idx, nbr_w, has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr,
+                           grp_rules, n_rules, path, tested_only, True, bins, n_bins, binary, lits, base_vo,
+                           base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows, log2_d,
+                           base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
+                           model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
+                           placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split,
+                           ref_tmin, ref_tmax, later_k_known, later_known)
+    return out

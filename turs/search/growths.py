@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core import growth_kernel
-from .._core.base_call import _list_lengths, _score_base
+from .._core.base_call import _list_lengths, _score_base, _score_base_deferred
 from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, feature_work, n_slots
 from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
 from .._fit_control import checkpoint
@@ -221,12 +221,12 @@ class GrowthCall:
         if self.one_call:
             if BETWEEN_KERNEL_CALLS is not None:
                 BETWEEN_KERNEL_CALLS()
-            k_split, out, needs_tables, later_read, *kernel_out = _score_base(
-                data.y, base.rows, data.n_classes, n_slots(data.n_bins, data.max_bins), self.present, self.gl,
-                state.union_counts, *self.lists, state.K, self.path, self.tested_only, self.deferred,
-                *self.finish_args)
-            if self.deferred:
-                data.prefix_tables.note_deferred(needs_tables)
+            args = (data.y, base.rows, data.n_classes, n_slots(data.n_bins, data.max_bins), self.present, self.gl,
+                    state.union_counts, *self.lists, state.K, self.path, self.tested_only, *self.finish_args)
+            if not self.deferred:
+                return _score_base(*args)
+            k_split, out, needs_tables, later_read, *kernel_out = _score_base_deferred(*args)
+            data.prefix_tables.note_deferred(needs_tables)
             if needs_tables:  # a kept growth reads the tables the call was not given
                 out = _finish_growths(*kernel_out, k_split, *self.finish_args[:-4], *self._tables(later_read))
             return k_split, out
