@@ -663,9 +663,8 @@ def test_one_call_per_base_gives_the_numbers_of_the_separate_calls(monkeypatch, 
     state = RuleSetState(data, learn_rule_set(data, SearchSettings(4, search="turs2"), max_rules=4)[0].rules)
     assert state.union_mode == union and len(state.group_masks) >= 3
     calls = []
-    fused, deferred = growths._score_base, growths._score_base_deferred  # tables given or left to wait
+    fused = growths._score_base
     monkeypatch.setattr(growths, "_score_base", lambda *a: calls.append(1) or fused(*a))
-    monkeypatch.setattr(growths, "_score_base_deferred", lambda *a: calls.append(1) or deferred(*a))
 
     def both(base, tested):
         out = []

@@ -39,34 +39,13 @@ def _list_lengths(present, nbr_ptr, has_nbr, sub_ptr, has_sub, grp_ptr):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _refinement_reads(valid, new_lo, lits, d):
-    """What ``_finish_growths`` will read of a base's refinement tables and later ``K_value``s
-    for its valid growths (slot ``s`` on feature ``s // (slots / d)``, as it reads them):
-    ``tables``, whether a growth refines a literal before the last (only those read the
-    tables), and ``later`` (k,), for each literal without a lower bound, whether a growth gives
-    it one (only those read its row of later ``K_value``s, ``_placeholder_model_bits``)."""
-    S = valid.shape[0] // d
-    k = lits.shape[0]
-    tables = False
-    later = np.zeros(k, dtype=np.bool_)
-    for t in range(k - 1):
-        f = lits[t, 0]
-        for s in range(f * S, (f + 1) * S):
-            if valid[s]:
-                tables = True
-                if lits[t, 1] == 0 and new_lo[s] != 0:
-                    later[t] = True
-    return tables, later
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _score_base_impl(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr, nbr_idx, nbr_w,
-                     has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr, grp_rules, n_rules, path, tested_only,
-                     deferred, bins, n_bins, binary, lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data,
-                     scan_rows, log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
-                     regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                     placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
-                     later_k_known, later_known):
+def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr, nbr_idx, nbr_w,
+                has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr, grp_rules, n_rules, path, tested_only,
+                bins, n_bins, binary, lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data,
+                scan_rows, log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
+                regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
+                placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
+                later_k_known, later_known):
     """``score_growths``' numeric work on one base, in one call: the base's intervals from its
     literals ``lits`` (k, 3), the present groups' union counts and lists
     (``_local_subsets``, ``_local_neighbours``, ``_local_rule_lists``; ``has_nbr`` /
@@ -74,16 +53,7 @@ def _score_base_impl(y, rows, n_classes, n_slots, present, group_local, union_co
     kernel on every feature and every present group (``tested_only``: only the growths that
     pass a local test get their data-code change, and only they are kept), and
     ``_finish_growths``, whose arguments (after the kernel's outputs) are the last ones here,
-    in its order.
-
-    ``deferred``: the caller left the refinement tables and the later ``K_value``s out (the
-    last four arguments are then the "none read" placeholders) because they may not be read.
-    If a kept growth refines a literal before the last (:func:`_refinement_reads`), they are
-    read: ``_finish_growths`` then runs on no growth and ``needs_tables`` is True, and the
-    caller finishes the growths itself, from the kernel's outputs returned here, with the
-    tables and the later ``K_value``s of the literals in ``later_read``. Returns ``k_split``,
-    ``_finish_growths``' outputs, ``needs_tables``, ``later_read`` and the kernel's outputs
-    (``valid``, ``new_lo``, ``new_hi``, ``counts``, ``counts_unc``, ``delta``)."""
+    in its order. Returns ``k_split`` and ``_finish_growths``' outputs."""
     d = n_bins.shape[0]
     k = lits.shape[0]
     C = n_classes
@@ -125,54 +95,10 @@ def _score_base_impl(y, rows, n_classes, n_slots, present, group_local, union_co
     if tested:
         for s in range(n_slots):
             valid[s] = valid[s] and need[s]
-    reads_tables, later_read = _refinement_reads(valid, new_lo, lits, d)
-    needs_tables = deferred and reads_tables
-    finished = np.zeros(n_slots, dtype=np.bool_) if needs_tables else valid
-    out = _finish_growths(finished, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary, lits,
+    out = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary, lits,
                           base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows,
                           log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
                           regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra,
                           log2_int, placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split,
                           ref_tmin, ref_tmax, later_k_known, later_known)
-    return k_split, out, needs_tables, later_read, valid, new_lo, new_hi, counts, counts_unc, delta
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr, nbr_idx, nbr_w,
-                has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr, grp_rules, n_rules, path,
-                tested_only, bins, n_bins, binary, lits, base_vo, base_vo_sum, base_k_values, header_new,
-                header_old, turs2_data, scan_rows, log2_d, base_counts, base_counts_unc, else_counts,
-                log2_regret, nll_covered, regret_rules, model_next, total_m, absolute, beam_width,
-                split_cut_bits, split_extra, log2_int, placeholder_scores, scan_rows1, bin_min, bin_max,
-                turs2_edges, min_split, ref_tmin, ref_tmax, later_k_known, later_known):
-    """:func:`_score_base_impl` with the tables given: ``(k_split, _finish_growths' outputs)``."""
-    out = _score_base_impl(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr,
-                           nbr_idx, nbr_w, has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr,
-                           grp_rules, n_rules, path, tested_only, False, bins, n_bins, binary, lits, base_vo,
-                           base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows, log2_d,
-                           base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                           model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                           placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split,
-                           ref_tmin, ref_tmax, later_k_known, later_known)
-    return out[0], out[1]
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _score_base_deferred(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr,
-                         nbr_idx, nbr_w, has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr,
-                         grp_rules, n_rules, path, tested_only, bins, n_bins, binary, lits, base_vo,
-                         base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows, log2_d,
-                         base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                         model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                         placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin,
-                         ref_tmax, later_k_known, later_known):
-    """:func:`_score_base_impl` with the tables left out (``deferred``): all its outputs."""
-    out = _score_base_impl(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr,
-                           nbr_idx, nbr_w, has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr,
-                           grp_rules, n_rules, path, tested_only, True, bins, n_bins, binary, lits, base_vo,
-                           base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows, log2_d,
-                           base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                           model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                           placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split,
-                           ref_tmin, ref_tmax, later_k_known, later_known)
-    return out
+    return k_split, out

@@ -9,11 +9,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .._core import growth_kernel
-from .._core.base_call import _list_lengths, _score_base, _score_base_deferred
+from .._core.base_call import _list_lengths, _score_base
 from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, feature_work, n_slots
 from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
 from .._fit_control import checkpoint
-from .prefix_tables import _NO_LATER
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
 
 BETWEEN_KERNEL_CALLS = checkpoint
@@ -165,7 +164,7 @@ class GrowthCall:
     make it (``turs.search.scoring._score_split``)."""
 
     __slots__ = ("base", "state", "present", "gl", "tested_only", "finish_args", "path", "lists", "one_call",
-                 "serial", "turs2", "split_code", "base_counts", "base_unc", "tables_read", "lower", "deferred")
+                 "serial", "turs2", "split_code", "base_counts", "base_unc")
 
     def __init__(self, base: Candidate, state: RuleSetState, beam_width: int, score: str, search: str = "thesis",
                  serial: bool = False, tested_only: bool = False):
@@ -185,15 +184,6 @@ class GrowthCall:
         scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
         turs2 = self.turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
         else_counts = state.else_counts.astype(np.int64, copy=False)
-        self.path = PATH_BITS if state.union_mode == "bits" else int(growth_kernel.UNION_BUILD)
-        lists = self.lists = _kernel_lists(state)
-        self.one_call = ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
-        # the refinement tables and the later K_values of the placeholder score: in one call, only
-        # once the kernel has kept a growth that reads them (DEFER_TABLES)
-        self.tables_read = _tables_read(base.literals, data.binary)
-        self.lower = _lower_bound_literals(base) if turs2 else ()
-        self.deferred = (DEFER_TABLES and self.one_call and (self.tables_read or bool(self.lower))
-                         and data.prefix_tables.defer())
         self.finish_args = (  # _finish_growths' arguments after the kernel's outputs, in its order
             data.bins, data.n_bins, data.binary, lits, base_vo, float(base_vo.sum()),
             np.asarray(base.k_values, dtype=np.int64), header_new, header_old, data.turs2, scan_rows, data.log2_d,
@@ -201,35 +191,22 @@ class GrowthCall:
             state.model_next, state.total, score == "absolute", beam_width, *split_code, data.log2_int, turs2,
             data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
             _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
-            *(_UNREAD_TABLES + _NO_LATER if self.deferred else self._tables()))
-
-    def _tables(self, later_read=None) -> tuple:
-        """The base's refinement tables and later ``K_value``s (``_finish_growths``' last four
-        arguments), from the fit's prefix tables; ``later_read`` (k,) bool: only those of the
-        literals a growth reads (None: of every literal that may be read)."""
-        literals, prefix_tables = self.base.literals, self.state.data.prefix_tables
-        lower = self.lower if later_read is None else [p for p in self.lower if later_read[p]]
-        return (*(prefix_tables.tables(literals) if self.tables_read else _UNREAD_TABLES),
-                *prefix_tables.later_k_without(literals, lower))
+            *(data.prefix_tables.tables(base.literals) if _tables_read(base.literals, data.binary) else _UNREAD_TABLES),
+            *data.prefix_tables.later_k_without(base.literals, _lower_bound_literals(base) if turs2 else ()))
+        self.path = PATH_BITS if state.union_mode == "bits" else int(growth_kernel.UNION_BUILD)
+        lists = self.lists = _kernel_lists(state)
+        self.one_call = ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
 
     def run(self) -> tuple:
-        """The kernels: ``(k_split, outputs of _finish_growths)``. A deferred call
-        (:data:`DEFER_TABLES`) whose kernel kept a growth that reads the refinement tables reads
-        them here, from the fit's prefix tables (safe from any scoring thread)."""
+        """The kernels: ``(k_split, outputs of _finish_growths)``."""
         base, state = self.base, self.state
         data = state.data
         if self.one_call:
             if BETWEEN_KERNEL_CALLS is not None:
                 BETWEEN_KERNEL_CALLS()
-            args = (data.y, base.rows, data.n_classes, n_slots(data.n_bins, data.max_bins), self.present, self.gl,
-                    state.union_counts, *self.lists, state.K, self.path, self.tested_only, *self.finish_args)
-            if not self.deferred:
-                return _score_base(*args)
-            k_split, out, needs_tables, later_read, *kernel_out = _score_base_deferred(*args)
-            data.prefix_tables.note_deferred(needs_tables)
-            if needs_tables:  # a kept growth reads the tables the call was not given
-                out = _finish_growths(*kernel_out, k_split, *self.finish_args[:-4], *self._tables(later_read))
-            return k_split, out
+            return _score_base(
+                data.y, base.rows, data.n_classes, n_slots(data.n_bins, data.max_bins), self.present, self.gl,
+                state.union_counts, *self.lists, state.K, self.path, self.tested_only, *self.finish_args)
         present, tested_only = self.present, self.tested_only
         union = state.union_counts[present]
         sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
@@ -304,17 +281,6 @@ def _tables_read(literals: tuple, binary: np.ndarray) -> bool:
             refinable = True
     return False
 
-
-DEFER_TABLES = True
-"""In one call per base (:data:`ONE_CALL_PER_BASE`), make the refinement tables and the later
-``K_value``s of the placeholder score (``turs.search.prefix_tables``) only after the kernel has
-kept a growth that reads them, i.e. one that refines a literal before the base's last
-(``turs._core.base_call._refinement_reads``); the growths are then finished from the kernel's
-outputs with them, and with the later ``K_value``s of only the literals a growth reads. On the
-noisy 20k set about half the bases of two literals or more keep no such growth (avila: a
-fifth); a fit defers while few enough of its bases read them
-(``turs.search.prefix_tables.PrefixTables.defer``). The same tables for the growths that read
-them, so the same numbers to the bit (the tests compare both)."""
 
 ONE_CALL_PER_BASE = True
 """Score a base whose growth-kernel work fits one serial call (``MAX_CALL_WORK``, and below

@@ -22,21 +22,6 @@ from .._core.refinement import _bin_extremes, _pair_extremes
 CACHE_BYTES = 64 * 2**20
 """Memory the cached rows and tables may hold; beyond it both caches start again empty."""
 
-DEFER_FIRST = 256
-"""Bases that may read their tables that a fit always defers (:meth:`PrefixTables.defer`)."""
-
-DEFER_MAX_READ_SHARE = 0.65
-"""Share of the deferred bases reading their tables up to which a fit keeps deferring them
-(:meth:`PrefixTables.defer`). Alternating in one process (fold 0, 2026-11-27), tables made
-before the kernel / after it for every base: noisy 20k 10.36-10.57 / 10.08-10.29 s (53% of
-the deferred bases read them), magic 5.87-5.91 / 5.71-5.74, avila 16.74-16.75 / 17.98-18.04
-(82% read them). Fitted to noisy 20k and avila, a deferred base gains about 140 µs when it
-does not read them and loses about 70 µs when it does: the two break even at a share of
-about 0.67."""
-
-DEFER_SAMPLE_EVERY = 16
-"""Above that share, one base in this many is still deferred, to follow the share."""
-
 _NO_TABLES = np.zeros((0, 0), dtype=np.int64)
 _NO_LATER = (_NO_TABLES, np.zeros(0, dtype=np.bool_))
 
@@ -64,9 +49,6 @@ class PrefixTables:
         self._extremes: dict = {}  # (literal prefix, feature) -> its smallest and largest bin there
         self._bytes = 0
         self.misses = 0  # tables computed (for the tests and the profile)
-        self.deferred = 0  # bases whose tables waited for the kernel (turs.search.growths.DEFER_TABLES)
-        self.deferred_read = 0  # of those, the bases a growth of which read them
-        self._not_deferred = 0
 
     def _keep(self, store: dict, key, value, nbytes: int) -> None:
         if self._bytes + nbytes > self.cache_bytes:
@@ -76,23 +58,6 @@ class PrefixTables:
             self._bytes = 0
         store[key] = value
         self._bytes += nbytes
-
-    def defer(self) -> bool:
-        """Whether the next base that may read its tables makes them only once the kernel has
-        kept a growth that reads them (``turs.search.growths.DEFER_TABLES``): for the first
-        ``DEFER_FIRST`` such bases of the fit, then while at most ``DEFER_MAX_READ_SHARE`` of
-        the deferred bases read them, and else for one base in ``DEFER_SAMPLE_EVERY`` (which
-        keeps the share up to date). A deferred base that reads them costs a second call
-        after the kernel; whichever way a base goes, its numbers are the same."""
-        if self.deferred < DEFER_FIRST or self.deferred_read <= DEFER_MAX_READ_SHARE * self.deferred:
-            return True
-        self._not_deferred += 1
-        return self._not_deferred % DEFER_SAMPLE_EVERY == 0
-
-    def note_deferred(self, read: bool) -> None:
-        """Count a deferred base, and whether a growth of it read its tables."""
-        self.deferred += 1
-        self.deferred_read += read
 
     def note_cover(self, literals: tuple, rows: np.ndarray) -> None:
         """Remember a base rule's cover (the rows satisfying ``literals``): its growths' tables
