@@ -48,13 +48,14 @@ def one(name: str, repeats: int, n_sub: int | None, n_features: int | None) -> d
     from sklearn.metrics import roc_auc_score
     from sklearn.model_selection import StratifiedKFold
 
+    threads = int(os.environ.get("TURS_BENCH_THREADS", "2"))  # set by run_child
+    os.environ["TURS_NUMBA_PARALLEL"] = "1" if threads > 1 else "0"  # prange or not: read at import
     t = time.perf_counter()
     import turs
     from turs.datasets import load
 
     import_s = time.perf_counter() - t
-    if os.environ.get("TURS_BENCH_THREADS") == "1":
-        # one thread: no prange (TURS_NUMBA_PARALLEL=0, read at import) and no scoring thread
+    if threads == 1:  # and no scoring thread
         import turs.search.scoring
 
         turs.search.scoring.SCORING_THREADS = 1
@@ -82,7 +83,7 @@ def one(name: str, repeats: int, n_sub: int | None, n_features: int | None) -> d
         "import_s": import_s, "compile_s": compile_s,
         "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
         "mdl": m.mdl_score_, "mdl_ref_encoding": reference_encoding_bits(m, X.iloc[tr], yv[tr]), "rules": len(m.rules_), "literals": int(sum(len(r) for r in m.rules_)),
-        "auc": float(auc), "threads": int(os.environ.get("TURS_BENCH_THREADS", "2")),
+        "auc": float(auc), "threads": threads,
     }
 
 
@@ -98,7 +99,7 @@ def reference_encoding_bits(model, X_train, y_train) -> float:
 
 
 def run_child(name, repeats, n_sub=None, n_features=None, threads=2, timeout=1800):
-    env = dict(os.environ, TURS_NUMBA_PARALLEL="1" if threads > 1 else "0", TURS_BENCH_THREADS=str(threads))
+    env = dict(os.environ, TURS_BENCH_THREADS=str(threads))
     cmd = [sys.executable, __file__, "--one", name, "--repeats", str(repeats)]
     if n_sub:
         cmd += ["--n-sub", str(n_sub)]
