@@ -44,13 +44,16 @@ def test_regret_valid_at_benchmark_sizes_and_follows_proposition_2():
         assert slope == pytest.approx((K - 1) / 2, rel=0.05)
 
 
-@pytest.mark.parametrize("n_max", [1, 2, 3, 1000, 1001])
+@pytest.mark.parametrize("n_max", [1, 2, 3, 63, 64, 65, 1000, 1001, 30_000])
 def test_regret_table_entries_are_the_single_entries_whatever_order_the_threads_take(n_max):
-    """The table's loop takes n in the order 1, n_max, 2, n_max - 1, ... over two threads:
-    every entry is there once, with the bits of its own computation."""
-    from turs._core.regret import _log2_regret_one, _log2_regret_table
+    """The table sums the series of 64 consecutive n side by side, and takes these blocks in
+    the order first, last, second, ... over two threads: every entry is there once, with the
+    bits of its own computation (30,000: series of up to some 1,600 terms, lanes that stop at
+    different terms)."""
+    from turs._core.regret import REGRET_LANES, _log2_regret_one, _log2_regret_table
 
-    for K in (1, 2, 5):
+    assert REGRET_LANES == 64  # the sizes above straddle its blocks
+    for K in (1, 2, 5, 12):
         table = _log2_regret_table(n_max, K)
         assert table.shape == (n_max + 1,) and table[0] == 0.0
         assert np.array_equal(table[1:], [_log2_regret_one(n, K) for n in range(1, n_max + 1)])

@@ -26,22 +26,14 @@ from .._config import NUMBA_CACHE, NUMBA_PARALLEL
 _LN2 = math.log(2.0)
 
 
-@njit(cache=NUMBA_CACHE)
-def _log2_regret_one(n, n_classes):
-    """log2 R(n, n_classes) for one ``n >= 1`` (Eq. 3.11 via the K&M recurrence)."""
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _log2_from_r2(r2, n, n_classes):
+    """log2 R(n, n_classes) from ``r2`` = R(n, 2) by the K&M recurrence in log space."""
     if n_classes == 1:
         return 0.0
-    # R(n, 2): series sum_k prod_{j<k} (n - j) / n
-    total = 1.0
-    term = 1.0
-    for k in range(1, n + 1):
-        term *= (n - k + 1) / n
-        total += term
-        if term < 1e-17 * total:
-            break
     # log-space recurrence R(n,K) = R(n,K-1) + n/(K-2) R(n,K-2)
     log_prev2 = 0.0  # ln R(n, 1)
-    log_prev1 = math.log(total)  # ln R(n, 2)
+    log_prev1 = math.log(r2)  # ln R(n, 2)
     for k in range(3, n_classes + 1):
         a = log_prev1
         b = math.log(n / (k - 2.0)) + log_prev2
@@ -54,17 +46,82 @@ def _log2_regret_one(n, n_classes):
     return log_prev1 / _LN2
 
 
+@njit(cache=NUMBA_CACHE)
+def _log2_regret_one(n, n_classes):
+    """log2 R(n, n_classes) for one ``n >= 1`` (Eq. 3.11 via the K&M recurrence): the plain
+    twin of :func:`_log2_regret_table`'s lanes."""
+    if n_classes == 1:
+        return 0.0
+    # R(n, 2): series sum_k prod_{j<k} (n - j) / n
+    total = 1.0
+    term = 1.0
+    for k in range(1, n + 1):
+        term *= (n - k + 1) / n
+        total += term
+        if term < 1e-17 * total:
+            break
+    return _log2_from_r2(total, n, n_classes)
+
+
+REGRET_LANES = 64
+"""Consecutive ``n`` whose series :func:`_r2_lanes` sums side by side. The table up to
+10^6 entries on this 2-core machine (2026-11-27): 7.3 s one ``n`` at a time; 2.10 s with 16
+lanes, 2.04 s with 32, 1.97 s with 64, 2.04 s with 128 (4 lanes without vector registers:
+4.4 s)."""
+
+
+@njit(cache=NUMBA_CACHE, nogil=True, error_model="numpy")  # no zero check on the division (n >= 1): it vectorises
+def _r2_lanes(n_float, term, total, active):
+    """R(n, 2) for the ``n`` of ``n_float`` side by side, into ``total`` (``term`` and ``total``
+    start at 1, ``active`` True): for each ``n`` the operations of :func:`_log2_regret_one`'s
+    series in its order, so the same bits, but with no branch in the loop over the lanes,
+    which the compiler can then run on vector registers. ``n - k + 1`` is ``n - c`` with
+    ``c = k - 1`` counted in floats: exact, as both are integers far below 2^53."""
+    L = n_float.shape[0]
+    c = 0.0
+    while True:
+        for j in range(L):
+            t = term[j] * ((n_float[j] - c) / n_float[j])
+            s = total[j] + t
+            a = active[j]
+            term[j] = t if a else term[j]
+            total[j] = s if a else total[j]
+            # this was the series' last term: below 1e-17 of the total, or the one of k = n
+            active[j] = a & (not ((t < 1e-17 * s) | (c + 1.0 >= n_float[j])))
+        n_active = 0
+        for j in range(L):
+            n_active += active[j]
+        if n_active == 0:
+            return
+        c += 1.0
+
+
 @njit(cache=NUMBA_CACHE, parallel=NUMBA_PARALLEL)
 def _log2_regret_table(n_max, n_classes):
-    """log2 R(n, n_classes) for n = 0..n_max, each entry by :func:`_log2_regret_one` (so the
-    same bits however the entries are shared out). The series of ``n`` has ``O(sqrt(n))``
-    terms: the loop takes the ``n`` in the order 1, n_max, 2, n_max - 1, ..., so that the
-    contiguous halves ``prange`` gives two threads cost about the same (a 196,045-row table:
-    0.75 s in one thread)."""
+    """log2 R(n, n_classes) for n = 0..n_max, the same bits as :func:`_log2_regret_one` for
+    each entry, however the entries are shared out. The series of ``n`` has ``O(sqrt(n))``
+    terms; blocks of ``REGRET_LANES`` consecutive ``n`` are summed side by side
+    (:func:`_r2_lanes`), and the loop takes the blocks in the order first, last, second,
+    second to last, ..., so that the contiguous halves ``prange`` gives two threads cost about
+    the same."""
     out = np.zeros(n_max + 1)
-    for i in prange(n_max):
-        n = i // 2 + 1 if i % 2 == 0 else n_max - i // 2
-        out[n] = _log2_regret_one(n, n_classes)
+    if n_classes == 1:
+        return out
+    L = REGRET_LANES
+    n_blocks = (n_max + L - 1) // L
+    for i in prange(n_blocks):
+        b = i // 2 if i % 2 == 0 else n_blocks - 1 - i // 2
+        n_float = np.empty(L)
+        for j in range(L):
+            n_float[j] = float(b * L + 1 + j)
+        term = np.ones(L)
+        total = np.ones(L)
+        active = np.ones(L, dtype=np.bool_)
+        _r2_lanes(n_float, term, total, active)
+        for j in range(L):
+            n = b * L + 1 + j
+            if n <= n_max:
+                out[n] = _log2_from_r2(total[j], n, n_classes)
     return out
 
 
