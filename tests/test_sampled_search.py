@@ -42,12 +42,16 @@ def test_stratified_sample_keeps_class_shares_and_is_repeatable():
     assert np.array_equal(sampled.stratified_sample(y, 10 ** 6), np.arange(len(y)))
 
 
-@pytest.mark.parametrize("encoding", ["turs2", "thesis"])
-def test_candidates_on_all_rows_have_the_exact_cover_counts_and_model_code(encoding):
+@pytest.mark.parametrize("encoding, cache_bytes", [("turs2", None), ("thesis", None), ("turs2", 4000)])
+def test_candidates_on_all_rows_have_the_exact_cover_counts_and_model_code(encoding, cache_bytes, monkeypatch):
     """A rule set learned on a sample, then every candidate of the next search put on all rows:
     its cover is the rows its literals select, its class counts inside and outside M are
     those rows' labels, and L(S) is turs.mdl.rule_model_bits on the real-valued data (K_value
-    counted on all rows, which the sample may not reach)."""
+    counted on all rows, which the sample may not reach). The prefixes' covers and K_values
+    the fit's confirmations left in the sampler's cache are read too; with 4,000 bytes the
+    cache starts again empty every few prefixes."""
+    if cache_bytes is not None:
+        monkeypatch.setattr(sampled, "PREFIX_CACHE_BYTES", cache_bytes)
     X, y = _noisy(3000)
     enc, Xe, data = _search_data(X, y, encoding)
     sampler = sampled.SampledSearch(data, size=600, max_size=600)
@@ -72,6 +76,10 @@ def test_candidates_on_all_rows_have_the_exact_cover_counts_and_model_code(encod
                                                 abs=1e-9)
         checked += 1
     assert checked >= 10
+    if cache_bytes is None:
+        assert len(sampler._prefixes) > 10  # kept over the fit's searches
+    else:
+        assert sampler._prefix_bytes <= cache_bytes
 
 
 def test_sampled_rule_set_and_score_are_exact_on_all_rows():

@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._core.kernels import _rows_in_interval
+from .._core.refinement import _bin_extremes
 from ..mdl import literal_value_op_bits
 from .growths import Candidate
 from .state import RuleSetState, SearchData
@@ -64,6 +65,10 @@ all rows, the sample doubles and the search runs again, until this size."""
 CONFIRM_CANDIDATES = 20
 """Candidates (distinct rules, best ``r`` on the sample first) scored exactly on all rows per rule
 search; the best of them on all rows is the search's rule."""
+
+PREFIX_CACHE_BYTES = 128 * 2**20
+"""Memory the covers on all rows of the candidates' literal prefixes may hold, kept over a
+fit's searches (:meth:`SampledSearch.on_full`); beyond it the cache starts again empty."""
 
 
 SAMPLE_WHEN_MIN_ROWS = 2 * SEARCH_SAMPLE_ROWS
@@ -145,6 +150,10 @@ class SampledSearch:
         self.full = data
         self.order = stratified_order(data.y, seed)
         self.max_size = min(max(max_size, size), data.n)
+        # literal prefix -> its cover on all rows, ("k", prefix, feature) -> K_value there: they
+        # depend on the full data alone, so they hold over every search of the fit
+        self._prefixes: dict = {}
+        self._prefix_bytes = 0
         self._use(min(size, data.n))
 
     def _use(self, size: int) -> None:
@@ -155,6 +164,7 @@ class SampledSearch:
         self.position = np.full(data.n, -1, dtype=np.int64)
         self.position[self.rows] = np.arange(len(self.rows), dtype=np.int64)
         self._last = (None, None)  # (full state, its sample state)
+        self._on_sample_rules: dict = {}  # id of a rule of M -> (the rule, it on this sample)
 
     def grow(self) -> bool:
         """Double the sample (keeping its rows, up to ``max_size``); False when it cannot grow."""
@@ -171,10 +181,13 @@ class SampledSearch:
         """``M`` restricted to the sample (built once per rule set)."""
         if self._last[0] is state:
             return self._last[1]
-        rules = []
-        for r in state.rules:
-            pos = self.position[r.rows]
-            rules.append(_RuleOnSample(r.literals, pos[pos >= 0], r.model_bits))
+        rules, known = [], self._on_sample_rules
+        for r in state.rules:  # a rule's rows on the sample are mapped once per sample
+            kept = known.get(id(r))
+            if kept is None or kept[0] is not r:
+                pos = self.position[r.rows]
+                kept = known[id(r)] = (r, _RuleOnSample(r.literals, pos[pos >= 0], r.model_bits))
+            rules.append(kept[1])
         out = RuleSetState(self.data, rules)
         self._last = (state, out)
         return out
@@ -184,21 +197,26 @@ class SampledSearch:
         cover, class counts in it and in its part outside ``M``, and ``L(S)`` (Eq. 3.17) with
         each literal's ``K_value`` counted on the rows the literals before it reach, as
         :func:`turs.mdl.rule_model_bits` does. None when a literal has no code there.
-        ``prefixes``: a dict that keeps, across the calls given it, the rows of each literal
-        prefix and each ``K_value`` (a search's candidates share their first literals)."""
+        The rows of each literal prefix and each ``K_value`` are kept across calls (a search's
+        candidates share their first literals, and so do the searches of a fit): in the
+        sampler's own cache, or in ``prefixes`` when given."""
         data = self.full
         rows = data.all_rows
-        prefixes = {} if prefixes is None else prefixes
+        cache = self._prefixes if prefixes is None else prefixes
         value_ops, k_values = [], []
         for q, (j, a, b) in enumerate(c.literals):
             if data.binary[j]:
                 kv, two = 1, False
             else:
                 key = ("k", c.literals[:q], j)
-                kv = prefixes.get(key)
+                kv = cache.get(key)
                 if kv is None:
-                    col = data.bins[j, rows]
-                    kv = prefixes[key] = int(col.max() - col.min()) if col.size else 0
+                    if q == 0:  # over all rows
+                        kv = int(data.bin_max[j] - data.bin_min[j]) if data.n else 0
+                    else:
+                        lo, hi = _bin_extremes(data.bins, j, rows)
+                        kv = hi - lo if hi >= 0 else 0
+                    self._remember(cache, key, kv, 64)
                 two = a > 0 and b < data.n_bins[j]
             try:
                 vo = literal_value_op_bits(bool(data.binary[j]), bool(two), kv, data.model_encoding)
@@ -207,9 +225,10 @@ class SampledSearch:
             value_ops.append(vo)
             k_values.append(kv)
             key = c.literals[:q + 1]
-            nxt = prefixes.get(key)
+            nxt = cache.get(key)
             if nxt is None:
-                nxt = prefixes[key] = _rows_in_interval(data.bins[j], rows, a, b)
+                nxt = _rows_in_interval(data.bins[j], rows, a, b).copy()  # the kernel's out is n rows long
+                self._remember(cache, key, nxt, nxt.nbytes)
             rows = nxt
         if rows.size == 0:
             return None
@@ -221,6 +240,14 @@ class SampledSearch:
         counts_unc = np.bincount(y[state.uncovered[rows]], minlength=C)
         return Candidate(c.literals, tuple(value_ops), tuple(k_values), rows, counts, counts_unc, model_bits)
 
+    def _remember(self, cache: dict, key, value, nbytes: int) -> None:
+        if cache is self._prefixes:
+            if self._prefix_bytes + nbytes > PREFIX_CACHE_BYTES:
+                cache.clear()
+                self._prefix_bytes = 0
+            self._prefix_bytes += nbytes
+        cache[key] = value
+
     def confirm(self, state: RuleSetState, pool, policy):
         """Confirm the search's candidates on all rows: the ``CONFIRM_CANDIDATES`` distinct rules
         of ``pool`` with the best ``r`` on the sample are scored exactly
@@ -229,14 +256,13 @@ class SampledSearch:
         accepts it on the numbers of ``M`` built with it. Returns ``(candidate, new_state)``,
         ``new_state`` None when it is not accepted (``candidate`` None: no candidate)."""
         seen, best = set(), None
-        prefixes: dict = {}  # the candidates' literal prefixes on all rows (on_full)
         for c in sorted(pool, key=lambda c: -c.r):
             if len(seen) >= CONFIRM_CANDIDATES:
                 break
             if c.key in seen:
                 continue
             seen.add(c.key)
-            full = self.on_full(c, state, prefixes)
+            full = self.on_full(c, state)
             if full is None:
                 continue
             self._score(full, state, state.total_with(full))
