@@ -555,3 +555,31 @@ def test_rule_set_state_union_counts_equal_direct_counts():
     for g, mask in enumerate(state.group_masks):
         union = state.covers[:, mask].any(axis=1)
         np.testing.assert_array_equal(state.union_counts[g], np.bincount(data.y[union], minlength=C))
+
+
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 1000, 4099])
+def test_row_bitmaps_select_the_rows_and_bin_extremes_of_numpy_masks(n):
+    """``turs._core.bitmaps`` against numpy masks: a chain of literals narrows the bitmap of all
+    rows as the masks narrow, its rows come out increasing, and the smallest and largest bin of
+    every feature over them are those of the masked column (``(0, -1)`` for no row)."""
+    from turs._core.bitmaps import (_all_rows_bitmap, _at_least_bitmaps, _bin_extremes_of_bitmap, _bitmap_rows,
+                                    _in_interval)
+
+    rng = np.random.default_rng(n)
+    n_bins = np.array([7, 2, 21])
+    bins = np.stack([rng.integers(0, k, size=n) for k in n_bins]).astype(np.int64)
+    at_least = [_at_least_bitmaps(bins[j], int(n_bins[j])) for j in range(3)]
+    for j in range(3):
+        for a in range(n_bins[j] + 1):
+            assert np.array_equal(_bitmap_rows(at_least[j][a]), np.flatnonzero(bins[j] >= a))
+    words, mask = _all_rows_bitmap(n), np.ones(n, dtype=bool)
+    assert np.array_equal(_bitmap_rows(words), np.arange(n))
+    for j, a, b in [(0, 1, 6), (2, 3, 19), (1, 1, 2), (2, 8, 9), (0, 0, 1)]:
+        words = _in_interval(words, at_least[j], a, b)
+        mask &= (bins[j] >= a) & (bins[j] < b)
+        assert np.array_equal(_bitmap_rows(words), np.flatnonzero(mask))
+        for f in range(3):
+            col = bins[f][mask]
+            expected = (int(col.min()), int(col.max())) if col.size else (0, -1)
+            assert _bin_extremes_of_bitmap(words, at_least[f]) == expected
+    assert not mask.any()  # the last literal contradicts the first: (0, -1) was checked too

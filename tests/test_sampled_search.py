@@ -49,7 +49,8 @@ def test_candidates_on_all_rows_have_the_exact_cover_counts_and_model_code(encod
     those rows' labels, and L(S) is turs.mdl.rule_model_bits on the real-valued data (K_value
     counted on all rows, which the sample may not reach). The prefixes' covers and K_values
     the fit's confirmations left in the sampler's cache are read too; with 4,000 bytes the
-    cache starts again empty every few prefixes."""
+    cache starts again empty every few prefix bitmaps (376 bytes at 3,000 rows) and keeps no
+    feature's bitmaps (8 KB), which are then made again for each literal."""
     if cache_bytes is not None:
         monkeypatch.setattr(sampled, "PREFIX_CACHE_BYTES", cache_bytes)
     X, y = _noisy(3000)

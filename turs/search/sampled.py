@@ -46,8 +46,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.kernels import _rows_in_interval
-from .._core.refinement import _bin_extremes
+from .._core.bitmaps import _all_rows_bitmap, _at_least_bitmaps, _bin_extremes_of_bitmap, _bitmap_rows, _in_interval
 from ..mdl import literal_value_op_bits
 from .growths import Candidate
 from .state import RuleSetState, SearchData
@@ -67,8 +66,9 @@ CONFIRM_CANDIDATES = 20
 search; the best of them on all rows is the search's rule."""
 
 PREFIX_CACHE_BYTES = 128 * 2**20
-"""Memory the covers on all rows of the candidates' literal prefixes may hold, kept over a
-fit's searches (:meth:`SampledSearch.on_full`); beyond it the cache starts again empty."""
+"""Memory the bitmaps on all rows of the candidates' literal prefixes, and of the features
+their literals use, may hold, kept over a fit's searches (:meth:`SampledSearch.on_full`);
+beyond it the cache starts again empty."""
 
 
 SAMPLE_WHEN_MIN_ROWS = 2 * SEARCH_SAMPLE_ROWS
@@ -150,8 +150,9 @@ class SampledSearch:
         self.full = data
         self.order = stratified_order(data.y, seed)
         self.max_size = min(max(max_size, size), data.n)
-        # literal prefix -> its cover on all rows, ("k", prefix, feature) -> K_value there: they
-        # depend on the full data alone, so they hold over every search of the fit
+        # literal prefix -> the bitmap of its cover on all rows (turs._core.bitmaps), ("k", prefix,
+        # feature) -> K_value there, ("bins", feature) -> the feature's bitmaps: they depend on
+        # the full data alone, so they hold over every search of the fit
         self._prefixes: dict = {}
         self._prefix_bytes = 0
         self._use(min(size, data.n))
@@ -197,12 +198,16 @@ class SampledSearch:
         cover, class counts in it and in its part outside ``M``, and ``L(S)`` (Eq. 3.17) with
         each literal's ``K_value`` counted on the rows the literals before it reach, as
         :func:`turs.mdl.rule_model_bits` does. None when a literal has no code there.
-        The rows of each literal prefix and each ``K_value`` are kept across calls (a search's
-        candidates share their first literals, and so do the searches of a fit): in the
-        sampler's own cache, or in ``prefixes`` when given."""
+        Each literal prefix's cover is a bitmap of the rows (``turs._core.bitmaps``: ``n / 64``
+        words a literal), kept with each ``K_value`` across calls (a search's candidates share
+        their first literals, and so do the searches of a fit): in the sampler's own cache, or
+        in ``prefixes`` when given."""
         data = self.full
-        rows = data.all_rows
         cache = self._prefixes if prefixes is None else prefixes
+        words = cache.get(())
+        if words is None:
+            words = _all_rows_bitmap(data.n)
+            self._remember(cache, (), words, words.nbytes)
         value_ops, k_values = [], []
         for q, (j, a, b) in enumerate(c.literals):
             if data.binary[j]:
@@ -214,7 +219,7 @@ class SampledSearch:
                     if q == 0:  # over all rows
                         kv = int(data.bin_max[j] - data.bin_min[j]) if data.n else 0
                     else:
-                        lo, hi = _bin_extremes(data.bins, j, rows)
+                        lo, hi = _bin_extremes_of_bitmap(words, self._feature_bitmaps(cache, j))
                         kv = hi - lo if hi >= 0 else 0
                     self._remember(cache, key, kv, 64)
                 two = a > 0 and b < data.n_bins[j]
@@ -227,9 +232,10 @@ class SampledSearch:
             key = c.literals[:q + 1]
             nxt = cache.get(key)
             if nxt is None:
-                nxt = _rows_in_interval(data.bins[j], rows, a, b).copy()  # the kernel's out is n rows long
+                nxt = _in_interval(words, self._feature_bitmaps(cache, j), a, b)
                 self._remember(cache, key, nxt, nxt.nbytes)
-            rows = nxt
+            words = nxt
+        rows = _bitmap_rows(words)
         if rows.size == 0:
             return None
         k = len(c.literals)
@@ -240,8 +246,19 @@ class SampledSearch:
         counts_unc = np.bincount(y[state.uncovered[rows]], minlength=C)
         return Candidate(c.literals, tuple(value_ops), tuple(k_values), rows, counts, counts_unc, model_bits)
 
+    def _feature_bitmaps(self, cache: dict, j: int) -> np.ndarray:
+        """Feature ``j``'s bitmaps ``at_least[a]`` (the rows with bin ``>= a``) on all rows."""
+        key = ("bins", j)
+        out = cache.get(key)
+        if out is None:
+            out = _at_least_bitmaps(self.full.bins[j], int(self.full.n_bins[j]))
+            self._remember(cache, key, out, out.nbytes)
+        return out
+
     def _remember(self, cache: dict, key, value, nbytes: int) -> None:
-        if cache is self._prefixes:
+        if cache is self._prefixes:  # the sampler's own cache: PREFIX_CACHE_BYTES at most
+            if nbytes > PREFIX_CACHE_BYTES:
+                return
             if self._prefix_bytes + nbytes > PREFIX_CACHE_BYTES:
                 cache.clear()
                 self._prefix_bytes = 0
