@@ -83,3 +83,41 @@ def test_sigint_stops_a_fit_within_a_second_and_leaves_no_half_model(delay):
     assert "KEPT True" in lines, lines
     assert "AGAIN True" in lines, (lines, err)
     assert "SystemError" not in err, err
+
+
+TABLE_CHILD = textwrap.dedent("""
+    import time
+    from turs._core.regret import log2_regret_table
+    log2_regret_table(2000, 2)  # compiled (or loaded from the cache) before the signal
+    print("READY", flush=True)
+    try:
+        log2_regret_table(3_000_000, 2)  # about 10 s of series on two cores
+        print("FINISHED", flush=True)
+    except KeyboardInterrupt:
+        print("INTERRUPTED", time.monotonic(), flush=True)
+""")
+
+
+@pytest.mark.slow
+def test_sigint_stops_a_large_regret_table_within_a_second():
+    """The regret table a fit on millions of rows makes before its first search (the series of
+    3 million entries, about 10 s) is made in jitted calls of bounded work: Ctrl-C raises
+    between two of them, not when the table is done."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p or os.getcwd() for p in sys.path))
+    proc = subprocess.Popen([sys.executable, "-c", TABLE_CHILD], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    try:
+        line = proc.stdout.readline()
+        assert line.startswith("READY"), (line, proc.stderr.read())
+        time.sleep(1.0)
+        sent = time.monotonic()
+        proc.send_signal(signal.SIGINT)
+        line = proc.stdout.readline().strip()
+        assert line.startswith("INTERRUPTED"), (line, proc.stderr.read())
+        latency = float(line.split()[1]) - sent
+        load = os.getloadavg()[0]
+        assert latency < 1.0 * max(1.0, load / 2), f"KeyboardInterrupt {latency:.2f} s after SIGINT (load {load:.1f})"
+        proc.wait(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()

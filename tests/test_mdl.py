@@ -45,18 +45,26 @@ def test_regret_valid_at_benchmark_sizes_and_follows_proposition_2():
 
 
 @pytest.mark.parametrize("n_max", [1, 2, 3, 63, 64, 65, 1000, 1001, 30_000])
-def test_regret_table_entries_are_the_single_entries_whatever_order_the_threads_take(n_max):
+@pytest.mark.parametrize("call_terms", [None, 50_000])
+def test_regret_table_entries_are_the_single_entries_whatever_order_the_threads_take(n_max, call_terms, monkeypatch):
     """The table sums the series of 64 consecutive n side by side, and takes these blocks in
-    the order first, last, second, ... over two threads: every entry is there once, with the
-    bits of its own computation (30,000: series of up to some 1,600 terms, lanes that stop at
-    different terms)."""
-    from turs._core.regret import REGRET_LANES, _log2_regret_one, _log2_regret_table
+    the order first, last, second, ... over two threads, in calls of bounded work: every entry
+    is there once, with the bits of its own computation (30,000: series of up to some 1,600
+    terms, lanes that stop at different terms; 50,000 terms a call: 30,000 entries take some
+    200 calls). A table grown from a shorter one keeps its entries and adds the same bits."""
+    import turs._core.regret as regret
 
-    assert REGRET_LANES == 64  # the sizes above straddle its blocks
+    if call_terms is not None:
+        monkeypatch.setattr(regret, "REGRET_CALL_TERMS", call_terms)
+    assert regret.REGRET_LANES == 64  # the sizes above straddle its blocks
     for K in (1, 2, 5, 12):
-        table = _log2_regret_table(n_max, K)
+        one_by_one = [regret._log2_regret_one(n, K) for n in range(1, n_max + 1)]
+        table = regret._log2_regret_table(n_max, K)
         assert table.shape == (n_max + 1,) and table[0] == 0.0
-        assert np.array_equal(table[1:], [_log2_regret_one(n, K) for n in range(1, n_max + 1)])
+        assert np.array_equal(table[1:], one_by_one)
+        shorter = regret._log2_regret_table(n_max // 3, K)
+        grown = regret._log2_regret_table(n_max, K, known=shorter)
+        assert np.array_equal(grown[1:], one_by_one)
 
 
 def test_regret_rejects_bad_input():

@@ -96,21 +96,24 @@ def _r2_lanes(n_float, term, total, active):
         c += 1.0
 
 
+REGRET_CALL_TERMS = 3e8
+"""Series terms one jitted call of :func:`_log2_regret_table` sums at most (about 0.1 s on this
+2-core machine): a large table is made in calls of bounded work, so that Ctrl-C is seen
+between them. In one call, a table of 3 * 10^6 entries held a KeyboardInterrupt for 9 s."""
+
+
 @njit(cache=NUMBA_CACHE, parallel=NUMBA_PARALLEL)
-def _log2_regret_table(n_max, n_classes):
-    """log2 R(n, n_classes) for n = 0..n_max, the same bits as :func:`_log2_regret_one` for
-    each entry, however the entries are shared out. The series of ``n`` has ``O(sqrt(n))``
-    terms; blocks of ``REGRET_LANES`` consecutive ``n`` are summed side by side
-    (:func:`_r2_lanes`), and the loop takes the blocks in the order first, last, second,
-    second to last, ..., so that the contiguous halves ``prange`` gives two threads cost about
-    the same."""
-    out = np.zeros(n_max + 1)
-    if n_classes == 1:
-        return out
+def _log2_regret_blocks(out, b_start, b_stop, n_classes):
+    """Entries ``n`` of blocks ``b_start..b_stop-1`` of ``out`` (block ``b``: the ``n`` from
+    ``b L + 1`` to ``b L + L``, ``L = REGRET_LANES``, those up to ``len(out) - 1``), each
+    summed by :func:`_r2_lanes` with its block. The loop takes the blocks in the order first,
+    last, second, second to last, ..., so that the contiguous halves ``prange`` gives two
+    threads cost about the same."""
     L = REGRET_LANES
-    n_blocks = (n_max + L - 1) // L
+    n_max = out.shape[0] - 1
+    n_blocks = b_stop - b_start
     for i in prange(n_blocks):
-        b = i // 2 if i % 2 == 0 else n_blocks - 1 - i // 2
+        b = b_start + (i // 2 if i % 2 == 0 else n_blocks - 1 - i // 2)
         n_float = np.empty(L)
         for j in range(L):
             n_float[j] = float(b * L + 1 + j)
@@ -122,6 +125,32 @@ def _log2_regret_table(n_max, n_classes):
             n = b * L + 1 + j
             if n <= n_max:
                 out[n] = _log2_from_r2(total[j], n, n_classes)
+
+
+def _log2_regret_table(n_max: int, n_classes: int, known: np.ndarray | None = None) -> np.ndarray:
+    """log2 R(n, n_classes) for n = 0..n_max, the same bits as :func:`_log2_regret_one` for
+    each entry, however the entries are shared out. The series of ``n`` has about
+    ``9 sqrt(n)`` terms; blocks of ``REGRET_LANES`` consecutive ``n`` are summed side by side,
+    in jitted calls of at most ``REGRET_CALL_TERMS`` terms each. ``known``: a shorter table of
+    the same ``n_classes``, whose entries are kept."""
+    out = np.zeros(n_max + 1)
+    if n_classes == 1 or n_max == 0:
+        return out
+    L = REGRET_LANES
+    first = 1
+    if known is not None and len(known) > 1:
+        first = min(len(known), n_max + 1)
+        out[:first] = known[:first]
+    b_first, n_blocks = (first - 1) // L, (n_max + L - 1) // L
+    # each block's terms, 9 sqrt(n) for its middle n, and where their running sum passes each
+    # multiple of REGRET_CALL_TERMS
+    blocks = np.arange(b_first, n_blocks)
+    work = np.cumsum(9.0 * L * np.sqrt(blocks * L + L / 2.0))
+    cuts = np.searchsorted(work, np.arange(REGRET_CALL_TERMS, work[-1] if len(work) else 0.0, REGRET_CALL_TERMS))
+    bounds = np.unique(np.concatenate(([0], cuts + 1, [len(blocks)]))).clip(0, len(blocks))
+    for lo, hi in zip(bounds[:-1], bounds[1:]):  # Ctrl-C raises here, between two calls
+        if hi > lo:
+            _log2_regret_blocks(out, b_first + int(lo), b_first + int(hi), n_classes)
     return out
 
 
@@ -144,7 +173,7 @@ def log2_regret_table(n_max: int, n_classes: int) -> np.ndarray:
         table = _TABLES.get(n_classes)
         if table is None or len(table) <= n_max:
             size = max(n_max, 2 * (len(table) - 1) if table is not None else 0, 1024)
-            table = _log2_regret_table(size, n_classes)
+            table = _log2_regret_table(size, n_classes, known=table)
             table.setflags(write=False)
             _TABLES[n_classes] = table
     return table[: n_max + 1]
