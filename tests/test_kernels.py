@@ -583,3 +583,29 @@ def test_row_bitmaps_select_the_rows_and_bin_extremes_of_numpy_masks(n):
             expected = (int(col.min()), int(col.max())) if col.size else (0, -1)
             assert _bin_extremes_of_bitmap(words, at_least[f]) == expected
     assert not mask.any()  # the last literal contradicts the first: (0, -1) was checked too
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_rows_by_group_is_its_numpy_twin(seed):
+    """``_rows_by_group`` (a new rule's rows by the overlap groups they fall in) against
+    ``_localize_groups`` and numpy's gathers and bincounts: the same groups in the same order,
+    rows, local ids, classes and counts (rows outside M, and groups no row meets, included)."""
+    from turs._core.groups import _rows_by_group
+    from turs._core.kernels import _localize_groups
+
+    rng = np.random.default_rng(seed)
+    n, G, C = 3000, 40, 3
+    group_of = rng.integers(-1, G, size=n)  # -1: no rule of M covers the row
+    group_of[group_of == 7] = -1  # a group no row is in
+    y = rng.integers(0, C, size=n)
+    rows = np.sort(rng.choice(n, size=900, replace=False))
+    present, inside, local, y_inside, in_rule, rule_counts = _rows_by_group(group_of, y, rows, G, C)
+    want_present, group_local = _localize_groups(group_of, rows, G)
+    want_inside = group_local >= 0
+    assert np.array_equal(present, want_present) and 7 not in present
+    assert np.array_equal(inside, want_inside) and not inside.all()
+    assert np.array_equal(local, group_local[want_inside])
+    assert np.array_equal(y_inside, y[rows][want_inside])
+    want_in_rule = np.bincount(local * C + y_inside, minlength=len(present) * C).reshape(-1, C)
+    assert in_rule.dtype == np.float64 and np.array_equal(in_rule, want_in_rule)
+    assert np.array_equal(rule_counts, np.bincount(y[rows], minlength=C))

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.codes import log2_factorial, universal_integer_code
-from .._core.groups import _local_rule_lists, _shared_rule_pairs, union_counts_cheapest
-from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets, _localize_groups
+from .._core.groups import _local_rule_lists, _rows_by_group, _shared_rule_pairs, union_counts_cheapest
+from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
 from .prefix_tables import PrefixTables, rows_in_bins
@@ -162,15 +162,10 @@ class RuleSetState:
         rule: the group's union's plus the rule's minus those of the rule's rows in the group's
         union (its rows whose group shares a rule with it,
         :func:`~turs._core.groups.union_counts_cheapest` over the present groups)."""
-        C = self.data.n_classes
-        y = self.data.y[rule.rows]
-        present, group_local = _localize_groups(self.group_of, rule.rows, len(self.group_masks))
-        inside = group_local >= 0
-        local = group_local[inside]
-        in_rule = np.bincount(local * C + y[inside], minlength=len(present) * C).reshape(-1, C).astype(float)
-        rule_counts = np.bincount(y, minlength=C).astype(float)
+        present, inside, local, y_inside, in_rule, rule_counts = _rows_by_group(
+            self.group_of, self.data.y, rule.rows, len(self.group_masks), self.data.n_classes)
         union_with_rule = (self.union_counts[present] + rule_counts
-                           - union_counts_cheapest(self.group_masks[present], in_rule, local, y[inside]))
+                           - union_counts_cheapest(self.group_masks[present], in_rule, local, y_inside))
         return inside, present, local, in_rule, rule_counts, union_with_rule
 
     def total_with(self, rule) -> float:
