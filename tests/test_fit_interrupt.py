@@ -86,8 +86,11 @@ def test_sigint_stops_a_fit_within_a_second_and_leaves_no_half_model(delay):
 
 
 TABLE_CHILD = textwrap.dedent("""
-    import time
+    import signal, time
     from turs._core.regret import log2_regret_table
+    # Ctrl-C's handler as an interactive session has it: a job started in the background
+    # inherits SIGINT ignored, and Python then installs none (a fit installs its own)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     log2_regret_table(2000, 2)  # compiled (or loaded from the cache) before the signal
     print("READY", flush=True)
     try:
