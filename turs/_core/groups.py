@@ -8,6 +8,7 @@ from numba import njit
 
 from .._config import NUMBA_CACHE
 from .growth_kernel import _or_rule_sets, _popcount
+from .kernels import _localize_groups
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -219,45 +220,28 @@ def union_counts_cheapest(group_masks: np.ndarray, group_counts: np.ndarray, row
 
 @njit(cache=NUMBA_CACHE, nogil=True)
 def _rows_by_group(group_of, y, rows, n_groups, n_classes):
-    """A new rule's rows (``rows``) by the overlap groups of ``M`` they fall in, in one pass
-    each over them: the groups present, increasing (``present``, P); which rows ``M`` covers
+    """A new rule's rows (``rows``) by the overlap groups of ``M`` they fall in: the groups
+    present, increasing (``present``, P, from ``_localize_groups``); which rows ``M`` covers
     (``inside``, m); the covered rows' local group and class (``local``, ``y_inside``); the
     class counts of the covered rows per present group (``in_rule``, (P, C)) and of all the
-    rows (``rule_counts``, (C,)), as floats. The twin of ``_localize_groups`` followed by
-    numpy's gathers and ``bincount`` (``turs.search.state.RuleSetState._split_by``)."""
-    C = n_classes
+    rows (``rule_counts``, (C,)), as floats, in one more pass over the rows. The twin of
+    ``_localize_groups`` followed by numpy's gathers and ``bincount``
+    (``turs.search.state.RuleSetState._split_by``)."""
+    present, group_local = _localize_groups(group_of, rows, n_groups)
     m = rows.shape[0]
-    mark = np.zeros(n_groups, dtype=np.int64)
-    rule_counts = np.zeros(C)
-    m_in = 0
-    for i in range(m):
-        g = group_of[rows[i]]
-        rule_counts[y[rows[i]]] += 1.0
-        if g >= 0:
-            mark[g] = 1
-            m_in += 1
-    P = 0
-    for g in range(n_groups):
-        if mark[g]:
-            P += 1
-            mark[g] = P  # local id + 1
-    present = np.empty(P, dtype=np.int64)
-    for g in range(n_groups):
-        if mark[g]:
-            present[mark[g] - 1] = g
-    inside = np.zeros(m, dtype=np.bool_)
-    local = np.empty(m_in, dtype=np.int64)
-    y_inside = np.empty(m_in, dtype=np.int64)
-    counts = np.zeros((P, C), dtype=np.int64)
+    rule_counts = np.zeros(n_classes)
+    inside = group_local >= 0
+    local = np.empty(m, dtype=np.int64)
+    y_inside = np.empty(m, dtype=np.int64)
+    counts = np.zeros((present.shape[0], n_classes), dtype=np.int64)
     k = 0
     for i in range(m):
-        g = group_of[rows[i]]
-        if g >= 0:
-            inside[i] = True
-            loc = mark[g] - 1
-            c = y[rows[i]]
+        c = y[rows[i]]
+        rule_counts[c] += 1.0
+        loc = group_local[i]
+        if loc >= 0:
             local[k] = loc
             y_inside[k] = c
             counts[loc, c] += 1
             k += 1
-    return present, inside, local, y_inside, counts.astype(np.float64), rule_counts
+    return present, inside, local[:k], y_inside[:k], counts.astype(np.float64), rule_counts

@@ -142,15 +142,13 @@ def _log2_regret_table(n_max: int, n_classes: int, known: np.ndarray | None = No
         first = min(len(known), n_max + 1)
         out[:first] = known[:first]
     b_first, n_blocks = (first - 1) // L, (n_max + L - 1) // L
-    # each block's terms, 9 sqrt(n) for its middle n, and where their running sum passes each
-    # multiple of REGRET_CALL_TERMS
+    # each block's terms, 9 sqrt(n) for its middle n; a call ends where their running sum
+    # passes a multiple of REGRET_CALL_TERMS
     blocks = np.arange(b_first, n_blocks)
-    work = np.cumsum(9.0 * L * np.sqrt(blocks * L + L / 2.0))
-    cuts = np.searchsorted(work, np.arange(REGRET_CALL_TERMS, work[-1] if len(work) else 0.0, REGRET_CALL_TERMS))
-    bounds = np.unique(np.concatenate(([0], cuts + 1, [len(blocks)]))).clip(0, len(blocks))
+    call_of = (np.cumsum(9.0 * L * np.sqrt(blocks * L + L / 2.0)) // REGRET_CALL_TERMS).astype(np.int64)
+    bounds = np.concatenate(([0], np.flatnonzero(np.diff(call_of)) + 1, [len(blocks)]))
     for lo, hi in zip(bounds[:-1], bounds[1:]):  # Ctrl-C raises here, between two calls
-        if hi > lo:
-            _log2_regret_blocks(out, b_first + int(lo), b_first + int(hi), n_classes)
+        _log2_regret_blocks(out, b_first + int(lo), b_first + int(hi), n_classes)
     return out
 
 

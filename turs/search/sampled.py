@@ -193,17 +193,16 @@ class SampledSearch:
         self._last = (state, out)
         return out
 
-    def on_full(self, c: Candidate, state: RuleSetState, prefixes: dict | None = None) -> Candidate | None:
+    def on_full(self, c: Candidate, state: RuleSetState) -> Candidate | None:
         """Candidate ``c`` (literals ``(column, lo_bin, hi_bin)`` in its order) on all rows:
         cover, class counts in it and in its part outside ``M``, and ``L(S)`` (Eq. 3.17) with
         each literal's ``K_value`` counted on the rows the literals before it reach, as
         :func:`turs.mdl.rule_model_bits` does. None when a literal has no code there.
         Each literal prefix's cover is a bitmap of the rows (``turs._core.bitmaps``: ``n / 64``
         words a literal), kept with each ``K_value`` across calls (a search's candidates share
-        their first literals, and so do the searches of a fit): in the sampler's own cache, or
-        in ``prefixes`` when given."""
+        their first literals, and so do the searches of a fit), ``PREFIX_CACHE_BYTES`` at most."""
         data = self.full
-        cache = self._prefixes if prefixes is None else prefixes
+        cache = self._prefixes
         words = cache.get(())
         if words is None:
             words = _all_rows_bitmap(data.n)
@@ -256,13 +255,12 @@ class SampledSearch:
         return out
 
     def _remember(self, cache: dict, key, value, nbytes: int) -> None:
-        if cache is self._prefixes:  # the sampler's own cache: PREFIX_CACHE_BYTES at most
-            if nbytes > PREFIX_CACHE_BYTES:
-                return
-            if self._prefix_bytes + nbytes > PREFIX_CACHE_BYTES:
-                cache.clear()
-                self._prefix_bytes = 0
-            self._prefix_bytes += nbytes
+        if nbytes > PREFIX_CACHE_BYTES:
+            return
+        if self._prefix_bytes + nbytes > PREFIX_CACHE_BYTES:
+            cache.clear()
+            self._prefix_bytes = 0
+        self._prefix_bytes += nbytes
         cache[key] = value
 
     def confirm(self, state: RuleSetState, pool, policy):
