@@ -284,3 +284,34 @@ def test_cover_matrix_and_score_read_columns_through_one_cache():
     plain = score_literals(rules, Xe, y, 2, cuts, binary)
     given = score_literals(rules, Xe, y, 2, cuts, binary, covers=want, columns=ColumnCache(Xe))
     assert given.total == plain.total and given.rule_model_bits == plain.rule_model_bits
+
+
+def test_overlap_groups_with_one_more_rule_numbers_the_groups_as_overlap_groups_does():
+    """``overlap_groups_with`` (the groups of M + a rule, from M's groups and the rule's rows)
+    gives the arrays ``overlap_groups`` gives for the covers with the rule as the last column:
+    by hand on a small case, then on random covers (rules equal to another, rules covering
+    whole groups, no rules before, more than 8 and 16 rules: the bytes of the packed patterns)."""
+    from turs.mdl import overlap_groups, overlap_groups_with
+
+    # rules 0, 1 over 6 rows: patterns 10, 11, 01, 00, 10, 01 -> groups 01:0, 10:1, 11:2
+    covers = np.array([[1, 0], [1, 1], [0, 1], [0, 0], [1, 0], [0, 1]], dtype=bool)
+    group_of, masks = overlap_groups(covers)
+    assert group_of.tolist() == [1, 2, 0, -1, 1, 0]
+    # rule 2 covers rows 0, 3, 5: patterns 101, 110, 010, 001, 100, 011, numbered in the
+    # order 001, 010, 011, 100, 101, 110
+    new_group, new_masks = overlap_groups_with(group_of, masks, np.array([0, 3, 5]))
+    assert new_group.tolist() == [4, 5, 1, 0, 3, 2]
+    assert new_masks.astype(int).tolist() == [[0, 0, 1], [0, 1, 0], [0, 1, 1], [1, 0, 0], [1, 0, 1], [1, 1, 0]]
+
+    rng = np.random.default_rng(11)
+    for trial in range(600):
+        n, K = int(rng.integers(1, 50)), int(rng.integers(0, 19))
+        covers = rng.random((n, K + 1)) < rng.uniform(0.05, 0.9)
+        if trial % 5 == 0 and K:
+            covers[:, K] = covers[:, int(rng.integers(K))]  # the same cover as an earlier rule
+        if trial % 7 == 0 and K:
+            covers[:, K] |= covers[:, K - 1]  # covers every row of some groups
+        want_group, want_masks = overlap_groups(covers)
+        got_group, got_masks = overlap_groups_with(*overlap_groups(covers[:, :K]), np.flatnonzero(covers[:, K]))
+        assert got_group.dtype == want_group.dtype and np.array_equal(got_group, want_group)
+        assert got_masks.shape == want_masks.shape and np.array_equal(got_masks, want_masks)

@@ -15,6 +15,7 @@ from turs import TURSClassifier
 from turs.encoding import FeatureEncoder
 from turs.mdl import overlap_groups, rule_model_bits
 from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set, search_rule
+from turs.search.policies import POLICIES
 
 
 def _noisy(n, seed=0):
@@ -244,3 +245,56 @@ def test_total_with_a_candidate_equals_building_the_rule_set():
             _same_groups(grown, built)
             checked += 1
     assert checked >= 10
+
+
+def _identical_states(a, b):
+    """Every array and number of two rule-set states, to the bit (the same group numbering)."""
+    names = ["group_of", "group_masks", "group_counts", "union_counts", "group_rule_ptr", "group_rule_idx",
+             "sub_ptr", "sub_idx", "sub_sign", "nbr_ptr", "nbr_idx", "nbr_w", "uncovered", "else_counts", "covers"]
+    for name in names:
+        x, y = getattr(a, name), getattr(b, name)
+        assert (x is None) == (y is None), name
+        if x is not None:
+            assert x.dtype == y.dtype and np.array_equal(x, y), name
+    for name in ["union_mode", "n_sub", "else_n", "nll_covered", "nll_else", "regret_rules", "model_rules", "K",
+                 "total", "model_next"]:
+        assert getattr(a, name) == getattr(b, name), name
+
+
+@pytest.mark.parametrize("pair_lists", [True, False])
+def test_extending_a_rule_set_state_equals_building_it(pair_lists, monkeypatch):
+    """``RuleSetState.extended`` (M + a rule, its overlap groups from M's) gives every array and
+    score that building ``M + rule`` from its rules gives, to the bit, rule after rule of a fit,
+    for every union-count path of the growth kernel (pair and subset lists, bit sets)."""
+    import turs.search.state as state_module
+
+    X, y = _noisy(1500, seed=5)
+    _, _, data = _search_data(X, y)
+    fitted, _ = learn_rule_set(data, SearchSettings(search="turs2"), max_rules=9)
+    assert len(fitted.group_masks) > fitted.K  # the rules overlap
+    for bits_from in (0, 10**9):
+        monkeypatch.setattr(state_module, "BITS_MIN_GROUPS", bits_from)
+        for mode in ("auto", "rules", "neighbours", "subsets"):
+            monkeypatch.setattr(state_module, "UNION_COUNTS", mode)
+            state = RuleSetState(data, [], pair_lists)
+            for k, rule in enumerate(fitted.rules):
+                state = state.extended(rule)
+                _identical_states(state, RuleSetState(data, fitted.rules[:k + 1], pair_lists))
+
+
+def test_the_sample_rule_set_extended_by_a_rule_equals_building_it():
+    """``SampledSearch.on_sample`` extends the sample's state of the last rule set by the new
+    rule; it is the state built from the rules mapped onto the sample, to the bit."""
+    X, y = _noisy(2500, seed=3)
+    _, _, data = _search_data(X, y)
+    sampler = sampled.SampledSearch(data, size=500, max_size=500)
+    state = sampler.full_state([])
+    on = sampler.on_sample(state)
+    for _ in range(6):
+        _, pool = search_rule(on, SearchSettings(search="turs2"))
+        _, state = sampler.confirm(state, pool, POLICIES["turs2"])
+        assert state is not None
+        on = sampler.on_sample(state)
+        mapped = [sampler._on_sample_rules[id(r)][1] for r in state.rules]
+        _identical_states(on, RuleSetState(sampler.data, mapped))
+    assert state.K == 6

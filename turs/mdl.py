@@ -233,6 +233,32 @@ def overlap_groups(covers: np.ndarray):
     return group, masks
 
 
+def overlap_groups_with(group_of: np.ndarray, masks: np.ndarray, rows: np.ndarray):
+    """:func:`overlap_groups` of the rules of ``(group_of, masks)`` and one more rule, last,
+    covering ``rows``: the same arrays, from the groups alone.
+
+    ``overlap_groups`` numbers the groups in the order of their rule patterns, read as bit
+    strings from the first rule to the last. The new rule is the last bit, so group ``g``
+    becomes ``(g, without the rule)`` then ``(g, with it)``, in ``g``'s place, and the rows
+    the rule alone covers come first: the new group of a row is the rank of
+    ``2 (g + 1) + [row in the rule]`` among the values present (0: no rule covers it).
+    """
+    G, K = masks.shape  # (0, 0) for no rules, as overlap_groups gives it
+    key = 2 * (group_of + 1)
+    key[rows] += 1
+    present = np.bincount(key, minlength=2 * G + 2) > 0
+    present[0] = False
+    rank = np.cumsum(present) - 1
+    new_group = np.where(key > 0, rank[key], -1).astype(np.int64)
+    kept = np.flatnonzero(present)
+    old = kept // 2 - 1
+    out = np.zeros((len(kept), K + 1), dtype=bool)
+    inside = old >= 0
+    out[inside, :K] = masks[old[inside]]
+    out[:, K] = kept % 2 == 1
+    return new_group, out
+
+
 def nll_bits(eval_counts: np.ndarray, model_counts: np.ndarray) -> np.ndarray:
     """``-sum_c eval_c log2(model_c / sum(model))`` along the last axis, with 0 log 0 = 0."""
     eval_counts = np.asarray(eval_counts, dtype=float)

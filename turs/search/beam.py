@@ -278,7 +278,7 @@ def _learn_rule_set(data: SearchData, settings: SearchSettings, max_rules=None, 
             entry["sample_rows"] = int(sampler.data.n)
         before = on
         if accepted:
-            state = after if after is not None else RuleSetState(data, state.rules + [best])
+            state = after if after is not None else state.extended(best)
             entry["mdl_after"] = state.total
             entry["coverage_after"] = state.coverage
             remaining = _unused(remaining, [best])

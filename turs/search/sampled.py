@@ -179,9 +179,12 @@ class SampledSearch:
         return RuleSetState(self.full, list(rules), pair_lists=False)
 
     def on_sample(self, state: RuleSetState) -> RuleSetState:
-        """``M`` restricted to the sample (built once per rule set)."""
-        if self._last[0] is state:
-            return self._last[1]
+        """``M`` restricted to the sample (built once per rule set; when ``M`` is the last rule
+        set seen here with one more rule, that one's state extended by it,
+        :meth:`RuleSetState.extended`)."""
+        last, last_on_sample = self._last
+        if last is state:
+            return last_on_sample
         rules, known = [], self._on_sample_rules
         for r in state.rules:  # a rule's rows on the sample are mapped once per sample
             kept = known.get(id(r))
@@ -189,7 +192,11 @@ class SampledSearch:
                 pos = self.position[r.rows]
                 kept = known[id(r)] = (r, _RuleOnSample(r.literals, pos[pos >= 0], r.model_bits))
             rules.append(kept[1])
-        out = RuleSetState(self.data, rules)
+        if (last is not None and len(state.rules) == last.K + 1
+                and all(a is b for a, b in zip(state.rules, last.rules))):
+            out = last_on_sample.extended(rules[-1])
+        else:
+            out = RuleSetState(self.data, rules)
         self._last = (state, out)
         return out
 

@@ -13,7 +13,7 @@ from .._core.codes import log2_factorial, universal_integer_code
 from .._core.groups import _local_rule_lists, _rows_by_group, _shared_rule_pairs, union_counts_cheapest
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
-from ..mdl import check_model_encoding, nll_bits, overlap_groups, rule_header_bits
+from ..mdl import check_model_encoding, nll_bits, overlap_groups, overlap_groups_with, rule_header_bits
 from .prefix_tables import PrefixTables, rows_in_bins
 
 # ------------------------------------------------------------------------------ data
@@ -99,20 +99,24 @@ def _local_test_split_code(data: SearchData, k: int, search: str):
 class RuleSetState:
     """The current rule set ``M`` with everything the candidate scores need."""
 
-    def __init__(self, data: SearchData, rules: list, pair_lists: bool = True):
+    def __init__(self, data: SearchData, rules: list, pair_lists: bool = True, _groups: tuple | None = None):
         """``pair_lists=False``: only the MDL score and the counts (the union counts without the
         growth kernel's pair and subset lists), for a rule set no growth is counted on (the
-        full data of a sampled search, :mod:`turs.search.sampled`)."""
+        full data of a sampled search, :mod:`turs.search.sampled`). ``_groups``: the rules'
+        ``(covers, group_of, group_masks)`` when the caller has them (:meth:`extended`)."""
         self.data = data
         self.pair_lists = pair_lists
         self.rules = list(rules)
         n, C = data.n, data.n_classes
         K = len(self.rules)
-        covers = np.zeros((n, K), dtype=bool)
-        for i, r in enumerate(self.rules):
-            covers[r.rows, i] = True
-        self.covers = covers
-        self.group_of, self.group_masks = overlap_groups(covers)
+        if _groups is None:
+            covers = np.zeros((n, K), dtype=bool)
+            for i, r in enumerate(self.rules):
+                covers[r.rows, i] = True
+            self.covers = covers
+            self.group_of, self.group_masks = overlap_groups(covers)
+        else:
+            self.covers, self.group_of, self.group_masks = _groups
         G = len(self.group_masks)
         # class counts per group; the union of group g's rules holds exactly the groups that
         # share a rule with g, so its counts are a sum of group counts (float products of
@@ -187,6 +191,21 @@ class RuleSetState:
         d_model = (universal_integer_code(K + 1) - universal_integer_code(K) + rule.model_bits
                    - log2_factorial(K + 1) + log2_factorial(K))
         return self.total + d_cov + d_else + d_model
+
+    def extended(self, rule) -> "RuleSetState":
+        """``M + rule`` as ``RuleSetState(data, rules + [rule], pair_lists)`` builds it, to the
+        bit, with its overlap groups from this state's (:func:`turs.mdl.overlap_groups_with`)
+        instead of grouping every row's rules again: the sorting of all rows' rule patterns was
+        most of a build (``docs/performance.md``, item 42)."""
+        if self.covers is None:
+            return RuleSetState(self.data, self.rules + [rule], self.pair_lists)
+        n, K = self.covers.shape
+        covers = np.empty((n, K + 1), dtype=bool)
+        covers[:, :K] = self.covers
+        covers[:, K] = False
+        covers[rule.rows, K] = True
+        group_of, masks = overlap_groups_with(self.group_of, self.group_masks, rule.rows)
+        return RuleSetState(self.data, self.rules + [rule], self.pair_lists, _groups=(covers, group_of, masks))
 
     def with_rule(self, rule) -> "RuleSetState":
         """``M + rule`` from this state and the rule's rows alone, for a state without pair lists
