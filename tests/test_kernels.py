@@ -140,6 +140,12 @@ def test_bucket_winners_first_cover_equal_naive(seed):
 def test_small_kernels_equal_naive(seed):
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed)
     np.testing.assert_array_equal(_rows_in_interval(bins[1], rows, 1, 3), naive.rows_in_interval(bins[1], rows, 1, 3))
+    # every interval of a full byte's bins, empty and reversed ones too, and no rows
+    col = rng.integers(0, 256, 500).astype(np.uint8)
+    some = np.sort(rng.choice(500, 300, replace=False)).astype(np.int64)
+    for a, e in [(0, 256), (0, 1), (255, 256), (3, 3), (7, 2), (1, 255), *rng.integers(0, 257, (20, 2)).tolist()]:
+        np.testing.assert_array_equal(_rows_in_interval(col, some, a, e), naive.rows_in_interval(col, some, a, e))
+    assert _rows_in_interval(col, some[:0], 0, 256).shape == (0,)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -552,8 +558,11 @@ def test_rule_set_state_union_counts_equal_direct_counts():
                                np.zeros(C, dtype=np.int64), 5.0))
     state = RuleSetState(data, rules)
     assert len(state.group_masks) > 6
+    covers = np.zeros((n, len(rules)), dtype=bool)
+    for i, r in enumerate(rules):
+        covers[r.rows, i] = True
     for g, mask in enumerate(state.group_masks):
-        union = state.covers[:, mask].any(axis=1)
+        union = covers[:, mask].any(axis=1)
         np.testing.assert_array_equal(state.union_counts[g], np.bincount(data.y[union], minlength=C))
 
 

@@ -21,14 +21,18 @@ from .growth_kernel import (MAX_CALL_WORK, PARALLEL_MIN_WORK, _grow_candidates, 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
 def _rows_in_interval(bins_col, rows, a, e):
-    """The rows whose bin of one feature lies in ``[a, e)``."""
+    """The rows whose bin of one feature lies in ``[a, e)``. Without a branch: every row is
+    written and the count moves on when ``b - a``, as an unsigned integer, is below ``e - a``
+    (a row below ``a`` wraps around to a large number). The search's winners' covers and
+    prefix covers scan some 10^8 rows an avila fit; 30% less time than the branch
+    (``docs/performance.md``, item 43)."""
     out = np.empty(rows.shape[0], dtype=np.int64)
+    width = np.uint64(e - a) if e > a else np.uint64(0)
     k = 0
     for i in range(rows.shape[0]):
-        b = bins_col[rows[i]]
-        if b >= a and b < e:
-            out[k] = rows[i]
-            k += 1
+        r = rows[i]
+        out[k] = r
+        k += np.uint64(np.int64(bins_col[r]) - a) < width
     return out[:k]
 
 

@@ -103,7 +103,7 @@ class RuleSetState:
         """``pair_lists=False``: only the MDL score and the counts (the union counts without the
         growth kernel's pair and subset lists), for a rule set no growth is counted on (the
         full data of a sampled search, :mod:`turs.search.sampled`). ``_groups``: the rules'
-        ``(covers, group_of, group_masks)`` when the caller has them (:meth:`extended`)."""
+        ``(group_of, group_masks)`` when the caller has them (:meth:`extended`)."""
         self.data = data
         self.pair_lists = pair_lists
         self.rules = list(rules)
@@ -113,10 +113,9 @@ class RuleSetState:
             covers = np.zeros((n, K), dtype=bool)
             for i, r in enumerate(self.rules):
                 covers[r.rows, i] = True
-            self.covers = covers
             self.group_of, self.group_masks = overlap_groups(covers)
         else:
-            self.covers, self.group_of, self.group_masks = _groups
+            self.group_of, self.group_masks = _groups
         G = len(self.group_masks)
         # class counts per group; the union of group g's rules holds exactly the groups that
         # share a rule with g, so its counts are a sum of group counts (float products of
@@ -197,15 +196,8 @@ class RuleSetState:
         bit, with its overlap groups from this state's (:func:`turs.mdl.overlap_groups_with`)
         instead of grouping every row's rules again: the sorting of all rows' rule patterns was
         most of a build (``docs/performance.md``, item 42)."""
-        if self.covers is None:
-            return RuleSetState(self.data, self.rules + [rule], self.pair_lists)
-        n, K = self.covers.shape
-        covers = np.empty((n, K + 1), dtype=bool)
-        covers[:, :K] = self.covers
-        covers[:, K] = False
-        covers[rule.rows, K] = True
-        group_of, masks = overlap_groups_with(self.group_of, self.group_masks, rule.rows)
-        return RuleSetState(self.data, self.rules + [rule], self.pair_lists, _groups=(covers, group_of, masks))
+        groups = overlap_groups_with(self.group_of, self.group_masks, rule.rows)
+        return RuleSetState(self.data, self.rules + [rule], self.pair_lists, _groups=groups)
 
     def with_rule(self, rule) -> "RuleSetState":
         """``M + rule`` from this state and the rule's rows alone, for a state without pair lists
@@ -216,7 +208,7 @@ class RuleSetState:
         ``M`` form its own group; the other groups and their unions stay. Work: the rule's rows and the shared-rule
         triples of the groups it meets, not the rows x rules of a new state. Equal to building
         the state (up to the groups' numbering and the order of the float sums;
-        ``tests/test_sampled_search.py``); ``covers`` and the kernel lists are not kept."""
+        ``tests/test_sampled_search.py``); the kernel lists are not kept."""
         if self.pair_lists:
             raise ValueError("RuleSetState.with_rule needs a state built with pair_lists=False.")
         data = self.data
@@ -242,7 +234,7 @@ class RuleSetState:
             group_of = np.where(group_of >= 0, renumber[np.maximum(group_of, 0)], -1)
             counts, union, masks = counts[keep], union[keep], masks[keep]
         out = object.__new__(RuleSetState)
-        out.data, out.pair_lists, out.rules, out.covers = data, False, self.rules + [rule], None
+        out.data, out.pair_lists, out.rules = data, False, self.rules + [rule]
         out.group_of, out.group_masks, out.group_counts, out.union_counts = group_of, masks, counts, union
         out.group_rule_ptr = out.group_rule_idx = None
         out.union_mode = "none"
