@@ -339,6 +339,29 @@ def test_turs2_reduction_keeps_generation_order_and_repeated_rules():
     assert len(_reduce_turs2(proposals, 1, build)) == 1 and _reduce_turs2([], 3, build) == []
 
 
+def test_turs2_next_bases_drop_repeated_covers_in_beam_order():
+    """The authors' next bases: the auxiliary beam's candidates, then the main beam's, each kept
+    unless an earlier one has the same cover; brute force (a set of the covers' bytes) on
+    random beams with repeated covers and covers of one size that differ."""
+    from turs.search.policies import POLICIES
+
+    class _Cand:
+        def __init__(self, rows):
+            self.rows = np.asarray(rows, dtype=np.int64)
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        covers = [np.sort(rng.choice(30, int(rng.integers(1, 6)), replace=False)) for _ in range(6)]
+        beam = [_Cand(covers[int(rng.integers(6))]) for _ in range(int(rng.integers(0, 8)))]
+        aux = [_Cand(covers[int(rng.integers(6))]) for _ in range(int(rng.integers(0, 8)))]
+        seen, want = set(), []
+        for c in aux + beam:
+            if c.rows.tobytes() not in seen:
+                seen.add(c.rows.tobytes())
+                want.append(c)
+        assert [id(c) for c in POLICIES["turs2"].next_bases(beam, aux)] == [id(c) for c in want]
+
+
 def test_beam_reduction_keeps_the_best_of_each_coverage_cluster():
     """Proposals sorted by coverage, split into W equal clusters, best score of each kept;
     a rule proposed twice counts once, with its best score; no patience: the top W."""

@@ -179,11 +179,14 @@ class Turs2Policy(BeamPolicy):
         return progress.worse > k_stop
 
     def next_bases(self, beam, aux_beam):
-        seen, bases = set(), []
+        """The beams' candidates, the auxiliary beam's first, without repeated covers (a cover
+        is compared only with the earlier ones of its size: hashing every cover's bytes cost
+        more, ``docs/performance.md``, item 44)."""
+        by_size, bases = {}, []
         for c in aux_beam + beam:
-            cover = c.rows.tobytes()
-            if cover not in seen:
-                seen.add(cover)
+            same_size = by_size.setdefault(c.rows.shape[0], [])
+            if not any(np.array_equal(c.rows, rows) for rows in same_size):
+                same_size.append(c.rows)
                 bases.append(c)
         return bases
 
