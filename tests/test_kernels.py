@@ -618,3 +618,81 @@ def test_rows_by_group_is_its_numpy_twin(seed):
     want_in_rule = np.bincount(local * C + y_inside, minlength=len(present) * C).reshape(-1, C)
     assert in_rule.dtype == np.float64 and np.array_equal(in_rule, want_in_rule)
     assert np.array_equal(rule_counts, np.bincount(y[rows], minlength=C))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_local_tests_at_cut_equal_each_side_alone(seed):
+    """The growth kernel's local tests for both sides of a cut point at once
+    (``_local_tests_at_cut``) give each side what ``_passes_a_local_test`` gives it alone, for
+    every choice of sides to test; the draws pass by Eq. 3.22, by Eq. 3.25 only, and fail both."""
+    from turs._core.growth_kernel import _local_tests_at_cut, _nll_int, _passes_a_local_test
+
+    rng = np.random.default_rng(seed)
+    C, n = 4, 400
+    log2_int = _log2_table(n)
+    log2_regret = np.log2(np.arange(n + 1) + 1.0) * rng.uniform(0.5, 2.0)
+    rest = np.empty(C, dtype=np.int64)
+    seen = {"22": 0, "25 only": 0, "neither": 0}
+    for _ in range(600):
+        base = rng.integers(0, 60, C)
+        base_unc = rng.integers(0, base + 1)
+        a = rng.integers(0, base + 1)
+        # A's rows outside M: at most A's rows and at least what B's rows cannot hold
+        a_unc = rng.integers(np.maximum(0, base_unc - (base - a)), np.minimum(a, base_unc) + 1)
+        b, b_unc = base - a, base_unc - a_unc
+        nb, nbu = int(base.sum()), int(base_unc.sum())
+        nml = _nll_int(base, base, log2_int) + log2_regret[nb]
+        nml_unc = _nll_int(base_unc, base_unc, log2_int) + log2_regret[nbu]
+        l_split = rng.uniform(0, 12)
+        alone = [_passes_a_local_test(c, cu, nb, nbu, nml, nml_unc, base, base_unc, l_split, log2_int, log2_regret,
+                                      rest) for c, cu in ((a, a_unc), (b, b_unc))]
+        for test_a in (False, True):
+            for test_b in (False, True):
+                got = _local_tests_at_cut(a, a_unc, b, b_unc, test_a, test_b, nb, nbu, nml, nml_unc, l_split,
+                                          log2_int, log2_regret)
+                assert got == (test_a and alone[0], test_b and alone[1])
+        for c, cu, ok in ((a, a_unc, alone[0]), (b, b_unc, alone[1])):
+            rc, ru = base - c, base_unc - cu
+            eq22 = nml > (_nll_int(c, c, log2_int) + log2_regret[c.sum()] + _nll_int(rc, rc, log2_int)
+                          + log2_regret[rc.sum()] + l_split)
+            seen["22" if eq22 else "25 only" if ok else "neither"] += 1
+    assert min(seen.values()) > 20, seen
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_growth_kernel_marks_the_slots_that_pass_a_local_test(seed):
+    """With ``local_tests``, the growth kernel marks exactly the valid slots that
+    ``_passes_a_local_test`` passes one at a time: with the base's own class counts (both sides of a
+    cut tested at once) and with counts that are not its rows' (each slot alone)."""
+    from turs._core.growth_kernel import _nll_int, _passes_a_local_test
+
+    rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=300, K=3 + seed % 3)
+    group, masks = overlap_groups(covers)
+    present = np.unique(group[rows][group[rows] >= 0])
+    gl = np.where(group[rows] >= 0, np.searchsorted(present, group[rows]), -1).astype(np.int64)
+    union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present],
+                     dtype=float).reshape(len(present), C)
+    nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], "rules")
+    log2_int = _log2_table(2 * len(y))  # room for the second counts below
+    log2_regret = np.log2(np.arange(2 * len(y) + 1) + 1.0) * 0.2  # small, so that some growths pass
+    binary = np.zeros(bins.shape[0], dtype=np.bool_)
+    base = np.bincount(y[rows], minlength=C).astype(np.int64)
+    base_unc = np.bincount(y[rows[gl < 0]], minlength=C).astype(np.int64)
+    rest = np.empty(C, dtype=np.int64)
+    for counts_given in (base, base + np.arange(C)):  # the second is not the rows' counts
+        need = np.zeros(2 * bins.shape[0] * (n_bins.max() - 1), dtype=np.bool_)
+        valid, _, _, counts, counts_unc, _, k_split = _grow_candidates(
+            bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub, log2_int,
+            need=need,
+            local_tests=(log2_regret, counts_given, base_unc, 0.0, binary, np.zeros(0), 0.0))
+        S = len(valid) // bins.shape[0]
+        nb, nbu = int(counts_given.sum()), int(base_unc.sum())
+        nml = _nll_int(counts_given, counts_given, log2_int) + log2_regret[nb]
+        nml_unc = _nll_int(base_unc, base_unc, log2_int) + log2_regret[nbu]
+        want = np.zeros_like(need)
+        for s in np.flatnonzero(valid):
+            l_split = 0.0 + np.log2(max(k_split[s // S], 1))
+            want[s] = _passes_a_local_test(counts[s], counts_unc[s], nb, nbu, nml, nml_unc, counts_given, base_unc,
+                                           l_split, log2_int, log2_regret, rest)
+        assert 0 < want.sum() < valid.sum()
+        np.testing.assert_array_equal(need, want)

@@ -108,6 +108,38 @@ def _passes_a_local_test(counts, counts_unc, nb, nbu, nml_base, nml_base_unc, ba
     return nml_base_unc > nml_split_unc
 
 
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _local_tests_at_cut(counts_a, counts_a_unc, counts_b, counts_b_unc, test_a, test_b, nb, nbu, nml_base,
+                        nml_base_unc, l_split, log2_int, log2_regret):
+    """:func:`_passes_a_local_test` for both growths of one cut point at once: ``A`` keeps the
+    base's rows below the cut (side 0), ``B`` those above (side 1), and each is the other's rest
+    (the caller checks that ``A + B`` is the base, on ``S`` and on ``S \\ M``). Each part's
+    code lengths are counted once instead of once per side, and each side's sum is taken in
+    the order ``_passes_a_local_test`` takes it (its part, then its rest), so both give the
+    same bits. ``test_a``, ``test_b``: which sides to test (the other returns False); the
+    parts' code lengths on ``S \\ M`` are counted only if a tested side fails Eq. 3.22."""
+    C = counts_a.shape[0]
+    cov_a = 0
+    cov_a_unc = 0
+    for c in range(C):
+        cov_a += counts_a[c]
+        cov_a_unc += counts_a_unc[c]
+    cov_b = nb - cov_a
+    cov_b_unc = nbu - cov_a_unc
+    nll_a = _nll_int(counts_a, counts_a, log2_int)
+    nll_b = _nll_int(counts_b, counts_b, log2_int)
+    pass_a = test_a and nml_base > nll_a + log2_regret[cov_a] + nll_b + log2_regret[cov_b] + l_split
+    pass_b = test_b and nml_base > nll_b + log2_regret[cov_b] + nll_a + log2_regret[cov_a] + l_split
+    if (test_a and not pass_a) or (test_b and not pass_b):
+        nll_a = _nll_int(counts_a_unc, counts_a_unc, log2_int)
+        nll_b = _nll_int(counts_b_unc, counts_b_unc, log2_int)
+        if test_a and not pass_a:
+            pass_a = nml_base_unc > (nll_a + log2_regret[cov_a_unc] + nll_b + log2_regret[cov_b_unc] + l_split)
+        if test_b and not pass_b:
+            pass_b = nml_base_unc > (nll_b + log2_regret[cov_b_unc] + nll_a + log2_regret[cov_a_unc] + l_split)
+    return pass_a, pass_b
+
+
 @njit(cache=NUMBA_CACHE)
 def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
     """Add ``weight[s] *`` the class counts of every group J in bin ``b`` (from its cumulative
@@ -499,11 +531,36 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             else:
                 l_split = log2_d + math.log2(max(k_split[f], 1))
             rest = np.empty(C, dtype=np.int64)
-            for slot in range(f * S + 2 * l, f * S + 2 * (h - 1)):
-                if valid[slot] and not need[slot] and _passes_a_local_test(
-                        counts[slot], counts_unc[slot], nb_base, nbu_base, nml_base, nml_base_unc, base_counts,
-                        base_counts_unc, l_split, log2_int, log2_regret, rest):
-                    need[slot] = True
+            # the two sides of a cut point split the base into the same two parts, so each part's
+            # code lengths are counted once per cut point (``_local_tests_at_cut``); that needs
+            # the base's rows to be exactly those in [l, h), which the caller's class counts say
+            paired = True
+            for c in range(C):
+                if (base_counts[c] != cum_all[h, c] - cum_all[l, c]
+                        or base_counts_unc[c] != cum_unc[h, c] - cum_unc[l, c]):
+                    paired = False
+            for t in range(l + 1, h):
+                s0 = f * S + 2 * (t - 1)
+                test0 = valid[s0] and not need[s0]
+                test1 = valid[s0 + 1] and not need[s0 + 1]
+                if not (test0 or test1):
+                    continue
+                if paired:
+                    pass0, pass1 = _local_tests_at_cut(
+                        counts[s0], counts_unc[s0], counts[s0 + 1], counts_unc[s0 + 1], test0, test1, nb_base,
+                        nbu_base, nml_base, nml_base_unc, l_split, log2_int, log2_regret)
+                else:
+                    pass0 = test0 and _passes_a_local_test(
+                        counts[s0], counts_unc[s0], nb_base, nbu_base, nml_base, nml_base_unc, base_counts,
+                        base_counts_unc, l_split, log2_int, log2_regret, rest)
+                    pass1 = test1 and _passes_a_local_test(
+                        counts[s0 + 1], counts_unc[s0 + 1], nb_base, nbu_base, nml_base, nml_base_unc, base_counts,
+                        base_counts_unc, l_split, log2_int, log2_regret, rest)
+                if pass0:
+                    need[s0] = True
+                    wanted = True
+                if pass1:
+                    need[s0 + 1] = True
                     wanted = True
         if not wanted or Gr == 0:
             continue
