@@ -652,7 +652,7 @@ def test_local_tests_at_cut_equal_each_side_alone(seed):
                                           log2_int, log2_regret)
                 assert got == (test_a and alone[0], test_b and alone[1])
         for c, cu, ok in ((a, a_unc, alone[0]), (b, b_unc, alone[1])):
-            rc, ru = base - c, base_unc - cu
+            rc = base - c
             eq22 = nml > (_nll_int(c, c, log2_int) + log2_regret[c.sum()] + _nll_int(rc, rc, log2_int)
                           + log2_regret[rc.sum()] + l_split)
             seen["22" if eq22 else "25 only" if ok else "neither"] += 1
@@ -678,20 +678,21 @@ def test_growth_kernel_marks_the_slots_that_pass_a_local_test(seed):
     binary = np.zeros(bins.shape[0], dtype=np.bool_)
     base = np.bincount(y[rows], minlength=C).astype(np.int64)
     base_unc = np.bincount(y[rows[gl < 0]], minlength=C).astype(np.int64)
+    log2_d = 0.0  # L_split's part for naming the feature
     rest = np.empty(C, dtype=np.int64)
     for counts_given in (base, base + np.arange(C)):  # the second is not the rows' counts
         need = np.zeros(2 * bins.shape[0] * (n_bins.max() - 1), dtype=np.bool_)
         valid, _, _, counts, counts_unc, _, k_split = _grow_candidates(
             bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub, log2_int,
             need=need,
-            local_tests=(log2_regret, counts_given, base_unc, 0.0, binary, np.zeros(0), 0.0))
+            local_tests=(log2_regret, counts_given, base_unc, log2_d, binary, np.zeros(0), 0.0))
         S = len(valid) // bins.shape[0]
         nb, nbu = int(counts_given.sum()), int(base_unc.sum())
         nml = _nll_int(counts_given, counts_given, log2_int) + log2_regret[nb]
         nml_unc = _nll_int(base_unc, base_unc, log2_int) + log2_regret[nbu]
         want = np.zeros_like(need)
         for s in np.flatnonzero(valid):
-            l_split = 0.0 + np.log2(max(k_split[s // S], 1))
+            l_split = log2_d + np.log2(max(k_split[s // S], 1))
             want[s] = _passes_a_local_test(counts[s], counts_unc[s], nb, nbu, nml, nml_unc, counts_given, base_unc,
                                            l_split, log2_int, log2_regret, rest)
         assert 0 < want.sum() < valid.sum()
