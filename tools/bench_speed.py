@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Speed benchmark of TURS (issue 3): `make bench`.
+"""Speed benchmark of TURS against its per-dataset speed targets (``TARGETS``): `make bench`.
 
 For each dataset, in a fresh process (so peak RSS and compile time are its own): load it with
 `turs.datasets.load`, take fold 0 of StratifiedKFold(5, shuffle=True, random_state=2), time
@@ -8,8 +8,8 @@ settings `--repeats` times and keep the median. The table (dataset, n, d, classe
 compile s, peak RSS, MDL score, rules, literals, test ROC-AUC, the reference TURS2 fit s and
 MDL from ../shared/anchors and the ratios) is printed and saved to figures/bench_speed.csv.
 
-`--scaling` adds the scaling study (`make bench-scale`, issue 19): TURS on the noisy generator of
-issue 19 at 10k, 20k, 50k, 100k and 1M training rows, on the four large ADBench datasets
+`--scaling` adds the scaling study (`make bench-scale`): TURS on the noisy generator (``noisy_data``)
+at 10k, 20k, 50k, 100k and 1M training rows, on the four large ADBench datasets
 (cover, campaign, shuttle, skin: `turs.bench.profiles` "large"), on magic, waveform and avila,
 each in a fresh process with a timeout; the fit time, the median time per rule search, rules,
 test AUC and peak RSS, beside RIPPER's, CLASSY's and CART's fit times through the benchmark
@@ -220,20 +220,20 @@ def main(argv=None):
     return 0
 
 
-# ------------------------------------------------------------------ scaling study (issue 19)
+# ------------------------------------------------------------------ scaling study (`make bench-scale`)
 SCALE_NOISY = [10_000, 20_000, 50_000, 100_000, 1_000_000]
 SCALE_DATASETS = ["shuttle", "skin", "campaign", "cover", "magic", "waveform", "avila"]
 SCALE_COMPETITORS = ["ripper", "classy", "cart"]
 SCALE_TARGETS = {"noisy 20000": 10.0, "noisy 100000": 60.0, "noisy 1000000": 600.0, "magic": 3.0, "waveform": 3.0,
                  "avila": 5.0, "cover": 10.0, "campaign": 5.0, "skin": 5.0, "shuttle": 1.0}
-"""Issue 19's fit-time targets (seconds, default ``TURSClassifier()``, 2 cores, JIT warm)."""
+"""The scaling study's fit-time targets (seconds, default ``TURSClassifier()``, 2 cores, JIT warm)."""
 SCALE_BUDGET_S = 120.0
 """``max_time`` of the budgeted TURS fits (``turs-budget``) run at the noisy sizes where the
 full fit timed out: what the first rule searches cost there, and the peak memory."""
 
 
 def noisy_data(n_train: int):
-    """Issue 19's generator: ``make_classification(n_samples=1.25 n, 20 features, 8 informative,
+    """The scaling study's noisy generator: ``make_classification(n_samples=1.25 n, 20 features, 8 informative,
     4 redundant, flip_y=0.05, class_sep=0.8, random_state=0)``, fold 0 of StratifiedKFold(5,
     shuffle=True, random_state=2): ``n_train`` training rows and the rest for testing."""
     import pandas as pd

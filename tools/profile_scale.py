@@ -1,7 +1,7 @@
 #!/usr/bin/env python
-"""Where the time of a TURS fit goes as n grows (issue 19): the noisy generator of the issue
-at the given training sizes, fold 0 of StratifiedKFold(5, shuffle=True, random_state=2),
-default ``TURSClassifier()``, JIT warm.
+"""Where the time of a TURS fit goes as n grows: the scaling study's noisy generator
+(``tools/bench_speed.py``, ``noisy_data``) at the given training sizes, fold 0 of
+StratifiedKFold(5, shuffle=True, random_state=2), default ``TURSClassifier()``, JIT warm.
 
 Every growth-kernel call is timed and described (rows ``m`` of the base cover, overlap groups
 ``G`` of the rule set and ``P`` present in the cover, valid slots, the additions of the union
@@ -24,7 +24,7 @@ import numpy as np
 
 
 def noisy(n_train: int):
-    """The issue's generator: ``n_train`` training rows of fold 0 and the test rows."""
+    """The noisy generator: ``n_train`` training rows of fold 0 and the test rows."""
     from sklearn.datasets import make_classification
     from sklearn.model_selection import StratifiedKFold
 
@@ -35,7 +35,7 @@ def noisy(n_train: int):
 
 
 def fold0(name: str):
-    """The training rows of fold 0: ``noisy:N`` (the issue's generator, N training rows) or a
+    """The training rows of fold 0: ``noisy:N`` (the noisy generator, N training rows) or a
     registered dataset (``turs.datasets.load``)."""
     if name.startswith("noisy:"):
         X, y, _, _ = noisy(int(name.split(":")[1]))

@@ -3,7 +3,7 @@
 Whole fits on the 2-core machine vary by 10-20% from one fresh process to the next, more than
 most kernel changes gain; replaying the same recorded calls against two kernels in one process,
 alternating, measures a change to a few percent, and checks that both give the same arrays
-(``docs/performance.md``, tenth stop).
+(``docs/performance.md``, "How a change is measured").
 
     # every 5th kernel call of magic's fold-0 fit (one scoring thread, the separate calls)
     python tools/replay_kernel.py record magic build/magic.calls --every 5
