@@ -556,6 +556,9 @@ beam0[["literal", "coverage", "r", "r by hand", "bucket"]].round(4)
 # The best first literal cuts the bottom strip off: the bottom-right block (mostly `0`) makes the
 # strip's class distribution far from the rest. The next iterations grow each beam member by
 # one more literal, and the rule search returns the best $r$ seen.
+#
+# *Search page* (class kit): [pages/blockade.html](pages/blockade.html) steps through this whole
+# search, beam by beam.
 
 # %%
 best_lit = beam0.sort_values("r", ascending=False).iloc[0]
@@ -685,7 +688,7 @@ print(f"Right: bucket {answer_5}.")
 # The data of the thesis' local-testing study (§3.6.7, `make_local_testing_data`): 50 binary
 # features, only `X1` matters (`P(y=1)` is 0.7 if `X1 = 1`, 0.95 otherwise), the other 49 are
 # noise. After `X1 >= 0.5`, a noise literal can still raise $r$ on this sample; the local test
-# stops it.
+# stops it. *Search page* (class kit): [pages/local_testing.html](pages/local_testing.html).
 
 # %%
 X_l, y_l = make_local_testing_data(n=1000, seed=0)
@@ -890,7 +893,9 @@ print(f"\nthe auxiliary beam's fit is {gain_7:.2f} bits shorter")
 # which rows the else-rule covers once $M$ is there.) On seed 2 they differ: with the auxiliary
 # beam the fit finds a fourth rule for the top-left corner, disjoint from every other rule, and
 # its score is lower. The trace says how: in the search for that rule, the auxiliary beam keeps
-# the first literal that the main beam drops.
+# the first literal that the main beam drops. *Search pages* (class kit):
+# [pages/blockade_from_M.html](pages/blockade_from_M.html) (seed 0) and
+# [pages/blockade_from_M_seed2.html](pages/blockade_from_M_seed2.html) (seed 2).
 
 # %%
 search_7 = len(model_aux_7.rules_) - 3  # the rule search that found the last rule (searches start after M)
@@ -958,6 +963,7 @@ if live:  # step through the search from M with both beams
 # lists the rules, each with the class probabilities of its own cover; rows covered by no rule
 # get the else-rule's. Rows covered by several rules get the union estimate of §2, and
 # `explain()` says which rules cover a row and why it gets its probabilities.
+# *Search page* (class kit): [pages/breast_cancer.html](pages/breast_cancer.html).
 
 # %%
 X_c, y_c = load_bundled("sklearn-breast-cancer")

@@ -399,8 +399,8 @@ def test_kit_teacher_notebook_has_the_solutions_open_and_the_plan(kit):
 @pytest.mark.slow
 def test_kit_pages_linked_from_the_notebook_exist(tmp_path):
     kit = make_class(tmp_path / "class")
-    text = source_notebook().cells[0].source
-    linked = sorted(set(re.findall(r"`pages/([\w-]+\.html)`", text)))
+    text = "\n".join(c.source for c in source_notebook().cells if c.cell_type == "markdown")
+    linked = sorted(set(re.findall(r"pages/([\w-]+\.html)", text)))
     assert linked == sorted(p.name for p in (kit / "pages").glob("*.html"))
     try:
         from turs.explorer import search_page  # noqa: F401
@@ -413,6 +413,30 @@ def test_kit_pages_linked_from_the_notebook_exist(tmp_path):
             assert "PLACEHOLDER" not in page
         else:
             assert "PLACEHOLDER" in page and "make class" in page and "turs.explorer.search_page" in page
+
+
+@pytest.mark.slow
+def test_kit_pages_come_from_search_page_with_the_tutorials_fits(tmp_path):
+    """With a search_page (here a stand-in that records its calls), every page is that function's
+    output for a traced fit of the tutorial's data; M's fits start from M."""
+    calls = []
+
+    class Page:
+        def __init__(self, model, X, y):
+            self.html = f"<html>{len(model.rules_)} rules, {len(X)} rows</html>"
+            calls.append((model, X, y))
+
+        def save(self, path):
+            Path(path).write_text(self.html, encoding="utf-8")
+
+    made = _load_make_class().write_pages(tmp_path, search_page=Page)
+    assert set(made.values()) == {"page"} and len(calls) == len(made) == 5
+    for name, (model, X, y) in zip(made, calls):
+        assert model.trace_ is not None and len(X) == len(y)
+        assert (tmp_path / f"{name}.html").read_text(encoding="utf-8") == f"<html>{len(model.rules_)} rules, {len(X)} rows</html>"
+    seed2 = calls[list(made).index("blockade_from_M_seed2")][0]
+    assert [str(r.conditions) for r in seed2.rules_[:2]] == [str(r.conditions) for r in calls[list(made).index("blockade_from_M")][0].rules_[:2]]
+    assert len(seed2.rules_) == 4  # the fourth rule that §7 shows
 
 
 def _execute(nb, folder: Path):

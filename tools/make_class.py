@@ -141,13 +141,15 @@ repository again; it replaces this file with the page.</p>
 """
 
 
-def write_pages(folder: Path) -> dict:
-    """One search page per model the tutorial links; returns name -> "page" or "placeholder"."""
+def write_pages(folder: Path, search_page=None) -> dict:
+    """One search page per model the tutorial links; returns name -> "page" or "placeholder".
+    ``search_page``: :func:`turs.explorer.search_page` (imported when None, if it exists)."""
     folder.mkdir(parents=True, exist_ok=True)
-    try:
-        from turs.explorer import search_page
-    except ImportError:
-        search_page = None
+    if search_page is None:
+        try:
+            from turs.explorer import search_page
+        except ImportError:
+            search_page = None
     made = {}
     for name, (title, kind, options, initial_rules) in PAGES.items():
         path = folder / f"{name}.html"
@@ -159,7 +161,7 @@ def write_pages(folder: Path) -> dict:
 
         X, y = _data(kind, options)
         model = TURSClassifier(record_trace=True).fit(X, y, initial_rules=initial_rules)
-        search_page(model, X, y, path=path)
+        search_page(model, X, y).save(path)
         made[name] = "page"
     return made
 
