@@ -37,7 +37,7 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench bench-scale clean competitors data explorer experiments compare reference-check FORCE
+.PHONY: help install test reproduce bench bench-scale clean competitors data explorer experiments compare reference-check class lab FORCE
 
 help:
 	@echo "make targets:"
@@ -52,6 +52,8 @@ help:
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
 	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
 	@echo "  explorer           serve notebooks/explorer.py with Voila on 127.0.0.1 (PORT=$(PORT); prints the URL)"
+	@echo "  class              the tutorial's class kit -> build/class/ (student.ipynb, teacher.ipynb, pages/, README.md)"
+	@echo "  lab                JupyterLab on 127.0.0.1 (LAB_PORT=$(LAB_PORT)) that opens notebooks/*.py as notebooks (jupyter-config/)"
 	@echo "  competitors        install the competitor learners (Weka, Orange CN2, CLASSY, imodels) into $(VENV)"
 	@echo "  data               fetch and verify the datasets of DATA_PROFILE=$(DATA_PROFILE) (paper, large, all) into TURS_DATA_DIR or the cache"
 	@echo "  clean              remove build/ (executed notebooks, numba cache) and notebooks/*.ipynb"
@@ -75,6 +77,18 @@ competitors: $(STAMP)
 PORT ?= 8866
 explorer: $(STAMP)
 	$(PY) tools/serve_explorer.py --port $(PORT)
+
+# The tutorial's class kit: the students' notebook without solutions, the teacher's with them,
+# the one-file search pages and a README for the teacher (tools/make_class.py).
+class: $(STAMP)
+	$(PY) tools/make_class.py --out build/class
+
+# JupyterLab with the project's settings (jupyter-config/labconfig): a double-click opens a
+# jupytext .py notebook as a notebook. Your own Jupyter settings still apply on top.
+LAB_PORT ?= 8888
+lab: $(STAMP)
+	JUPYTER_CONFIG_PATH=$(ROOT)/jupyter-config$(if $(JUPYTER_CONFIG_PATH),:$(JUPYTER_CONFIG_PATH)) \
+	  $(VENV)/bin/jupyter lab --ip=127.0.0.1 --port=$(LAB_PORT) --ServerApp.root_dir=$(ROOT) $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # The benchmark datasets (docs/datasets.md): downloaded from their pinned public sources and
 # checked against their SHA-256; files already present are verified, not fetched again.

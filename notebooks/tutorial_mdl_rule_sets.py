@@ -14,38 +14,50 @@
 # # A 90-minute class: learning truly unordered rule sets with MDL
 #
 # A class on Yang (2024), thesis chapter 3 ("Probabilistic Truly Unordered Rule Sets", TURS),
-# that a teacher can run as it is. Eight sections of about ten minutes; each has a short
-# explanation, a figure (and, for the teacher, a live explorer), and an **exercise** whose answer
-# is checked by an `assert`.
+# that a teacher can run as it is. Eight sections; each has a short explanation, a figure (and,
+# for the teacher, a live explorer) and an **exercise** whose answer is checked by an `assert`.
 #
-# | § | topic | data |
-# |---|---|---|
-# | 1 | code lengths by hand: a rule's literals, the class labels with the NML regret | 12 rows |
-# | 2 | why unordered rules, and the union estimate (against a rule list) | 24 rows |
-# | 3 | the MDL score of a rule set and its parts | 24 rows |
-# | 4 | one beam-search step by hand | simulated, 1,000 rows |
-# | 5 | diverse patience | same |
-# | 6 | the local test, with a rejected growth | simulated (thesis §3.6.7), 1,000 rows |
-# | 7 | the overlap blockade and the auxiliary beam | simulated (Fig. 3.1), 1,000 rows |
-# | 8 | reading a fitted model on real data | breast cancer (scikit-learn) |
+# **The 90-minute path.** Minutes per section, for a class that reads the text, looks at the
+# figures and does the *core* exercises in class; the *homework* exercises and the cells marked
+# *Optional depth* are for after the class.
+#
+# | § | topic | data | minutes | exercise |
+# |---|---|---|---|---|
+# | 0 | the plan, the two model codes | | 3 | |
+# | 1 | code lengths by hand: a rule's literals, the class labels with the NML regret | 12 rows | 15 | 1 (core) |
+# | 2 | unordered rules against a rule list, and the union estimate | 24 rows | 10 | 2 (core) |
+# | 3 | the MDL score of a rule set and its parts | 24 rows | 10 | 3 (core) |
+# | 4 | one beam-search step by hand | simulated, 1,000 rows | 12 | 4 (core) |
+# | 5 | diverse patience | same | 7 | 5 (core) |
+# | 6 | the local test, with a rejected growth | simulated (thesis §3.6.7), 1,000 rows | 10 | 6 (homework) |
+# | 7 | the overlap blockade and the auxiliary beam | simulated (Fig. 3.1), 1,000 rows | 12 | 7 (homework) |
+# | 8 | reading a fitted model on real data | breast cancer (scikit-learn) | 11 | 8 (core) |
+# | | total | | 90 | 6 core, 2 homework |
 #
 # **How the exercises work.** Each exercise cell sets `answer_k = None`; replace `None` with your
-# code. The cell after it (collapsed in Jupyter: click to open it) holds the teacher's
-# solution and runs only when `show_solutions = True`. The check cell then asserts your answer;
-# its message says what was expected. For a class, run the notebook with
-# `show_solutions = False` (papermill: `-p show_solutions False`); every check then fails until
-# the students fill in their answers.
+# code. The cell after it checks your answer with an `assert` whose message says what was
+# expected; it may compute the expected value with `turs` itself. Every input an exercise needs
+# (a cut point, class counts, a formula) is given in its text or in the cell before it.
 #
-# **Two variants.** `turs` codes the model and keeps the search's books, by default, as the
+# **The search pages.** Each fitted model below has a one-file HTML page that steps through its
+# search (beams, scores, local tests) in any browser, without Python. In the class kit
+# (`make class`) they sit next to this notebook: `pages/blockade.html` (§4-§5),
+# `pages/local_testing.html` (§6), `pages/blockade_from_M.html` (§7),
+# `pages/blockade_from_M_seed2.html` (§7) and `pages/breast_cancer.html` (§8).
+#
+# **Two model codes.** `turs` codes the model and keeps the search's books, by default, as the
 # authors' implementation did in the runs behind the thesis' tables (`model_encoding="turs2"`,
-# `search="turs2"`); the thesis text is one switch away (`"thesis"`). They differ in a few
-# places (`docs/spec-notes.md`); each hand computation below says which one it follows.
+# `search="turs2"`); the thesis text is one switch away (`"thesis"`). The two model codes give the
+# same rule a different number of bits (`docs/spec-notes.md`). **§1 uses the thesis' model code**,
+# because its formulas are the ones printed in the thesis; **from §1's last cell on, every score
+# is the default (authors') code**, the one `TURSClassifier` fits with. The data and regret
+# parts are the same in both.
 
 # %% tags=["parameters"]
 profile = "quick"  # the class takes about a minute, so both profiles run it whole
 out_dir = None  # where figures and tables go; None: <repo>/build/figures (quick) or <repo>/figures (paper)
 results_dir = None  # reserved; unused by this notebook
-show_solutions = True  # False for the class: the exercises start blank and their checks fail
+show_solutions = True  # the teacher's source: run the solution cells (the students' notebook has none)
 live = False  # True (in Jupyter, for the teacher): also open the interactive explorer in §4-§8
 
 # %%
@@ -62,8 +74,6 @@ from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.patches import Patch, Rectangle  # noqa: E402
 
 from turs import Condition, TURSClassifier, mdl_score, style  # noqa: E402
-from turs._core.codes import log2_comb, universal_integer_code  # noqa: E402
-from turs._core.regret import log2_regret  # noqa: E402
 from turs.datasets import (  # noqa: E402
     OVERLAP_BLOCKADE_RULES, load_bundled, make_local_testing_data, make_overlap_blockade_data)
 from turs.reproduce import output_dir  # noqa: E402
@@ -87,15 +97,22 @@ def show_figure(fig, stem: str) -> None:
 
 
 # %% [markdown]
-# Two helpers written straight from the definitions, slow but obviously right, for the hand
+# Helpers written straight from the definitions, slow but obviously right, for the hand
 # computations:
 #
 # * the **ML code length** of labels with counts $n_1, \dots, n_C$ coded with the distribution
 #   estimated from counts $m_1, \dots, m_C$: $-\sum_c n_c \log_2 (m_c / \sum m)$;
 # * the **regret** $\mathcal{R}(n, 2) = \sum_{k=0}^{n} \binom{n}{k} (k/n)^k ((n-k)/n)^{n-k}$
-#   (Eq. 3.11: the sum over all label sequences of their maximised likelihood);
+#   (Eq. 3.11: the sum over all label sequences of their maximised likelihood), and for more
+#   classes the recurrence $\mathcal{R}(n, K+2) = \mathcal{R}(n, K+1) + \frac{n}{K} \mathcal{R}(n, K)$
+#   (Kontkanen and Myllymäki 2007) from $\mathcal{R}(n, 1) = 1$;
+# * the **NML code length** $-\log_2 P^{NML}_S$ of the labels of a rule $S$ (Eq. 3.10): their sum;
+# * **Rissanen's universal code** of a positive integer $k$ (for the number of rules and, in
+#   the authors' code, of literals): $L_{univ}(k) = \log_2 c_0 + \log_2 k + \log_2 \log_2 k + \dots$,
+#   the positive terms, $c_0 = 2.865064$.
 #
-# and their sum, the **NML code length** $-\log_2 P^{NML}_S$ of the labels of a rule $S$ (Eq. 3.10).
+# The cell checks them against `turs`: the regret of $n$ labels is the regret part of
+# `mdl_score` of the empty rule set (one else-rule).
 
 
 # %%
@@ -108,22 +125,46 @@ def ml_bits(counts, model_counts=None) -> float:
 
 
 def regret2_bruteforce(n: int) -> float:
-    """log2 R(n, 2) by summing over the number k of ones (Eq. 3.11)."""
+    """log2 R(n, 2) by summing over the number k of ones (Eq. 3.11), in logs so large n do not overflow."""
     if n == 0:
         return 0.0
-    total = sum(math.comb(n, k) * (k / n) ** k * ((n - k) / n) ** (n - k) for k in range(n + 1))
-    return math.log2(total)
+    k = np.arange(n + 1, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_terms = (math.lgamma(n + 1) - np.array([math.lgamma(i + 1) + math.lgamma(n - i + 1) for i in k])
+                     + np.nan_to_num(k * np.log(k / n)) + np.nan_to_num((n - k) * np.log((n - k) / n)))
+    top = log_terms.max()
+    return float((top + math.log(np.exp(log_terms - top).sum())) / math.log(2))
+
+
+def regret_bits(n: int, n_classes: int) -> float:
+    """log2 R(n, K) for K classes: R(n, 1) = 1, R(n, 2) by brute force, then the recurrence."""
+    if n == 0 or n_classes == 1:
+        return 0.0
+    r_prev, r = 1.0, 2.0 ** regret2_bruteforce(n)  # R(n, 1), R(n, 2)
+    for K in range(1, n_classes - 1):
+        r_prev, r = r, r + n / K * r_prev
+    return math.log2(r)
 
 
 def nml_bits(counts) -> float:
     """-log2 P^NML of labels with these class counts (Eq. 3.10): ML code length + log2 regret."""
     counts = np.asarray(counts)
-    return ml_bits(counts) + log2_regret(int(counts.sum()), len(counts))
+    return ml_bits(counts) + regret_bits(int(counts.sum()), len(counts))
 
 
-for n_check in (1, 2, 5, 20):
-    assert abs(regret2_bruteforce(n_check) - log2_regret(n_check, 2)) < 1e-9
-print("log2 R(n, 2) by brute force equals turs' for n = 1, 2, 5, 20, e.g. "
+def l_univ(k: int) -> float:
+    """Rissanen's universal code length of the integer k >= 1, in bits."""
+    total, term = math.log2(2.865064), math.log2(k)
+    while term > 0:
+        total, term = total + term, math.log2(term)
+    return total
+
+
+for n_check, K_check in ((1, 2), (2, 2), (5, 2), (20, 2), (20, 3), (7, 5)):
+    labels_check = np.arange(n_check) % K_check  # every class present
+    empty_set = mdl_score([], pd.DataFrame({"x": np.zeros(n_check)}), labels_check, classes=list(range(K_check)))
+    assert abs(regret_bits(n_check, K_check) - empty_set.regret_bits) < 1e-9
+print("log2 R(n, K) from the definitions equals turs' for the n and K tried, e.g. "
       f"log2 R(5, 2) = {regret2_bruteforce(5):.4f} bits")
 
 # %% [markdown]
@@ -142,9 +183,13 @@ print("log2 R(n, 2) by brute force equals turs' for n = 1, 2, 5, 20, e.g. "
 # columns they use, and for each literal its form, operator and cut point among the
 # $K_{value}$ candidate cut points that split the rows the earlier literals reach. The
 # candidate cut points of a column are quantile mid-points: sort its 12 values (repeats
-# included) and cut half-way across evenly spaced gaps, or just above the value when two
-# neighbours are equal. *Variant:* the hand computation follows the thesis' model code
-# (`model_encoding="thesis"`); the default code (the authors') is compared right after.
+# included) and cut half-way across evenly spaced gaps, or *just above* the value when two
+# neighbours are equal (so `x < cut` reads `x <= value`). Two gaps can fall in the same run of
+# equal values and give the same cut twice; the list keeps both, as the reference
+# implementation does, and since a cut point is coded as a position in that list, a repeated
+# cut takes two positions and counts twice in $K_{value}$. *Variant:* the hand computation
+# follows the thesis' model code (`model_encoding="thesis"`); the default code (the authors')
+# is compared right after.
 #
 # **The labels.** Each rule (and the else-rule) codes the labels of its rows with the NML
 # distribution: the ML code length plus the regret $\log_2 \mathcal{R}(n, |\mathcal{Y}|)$, the
@@ -179,11 +224,18 @@ def k_value(column: str, reached: np.ndarray) -> int:
     return int(((c > x.min()) & (c <= x.max())).sum())
 
 
-print("cut points of x2:", ", ".join(f"{c:.17g}" if c != round(c, 6) else f"{c:g}" for c in cuts_of(tiny["x2"])))
+def cut_text(c: float) -> str:
+    """A cut point as a reader says it: '4.5', or 'just above 5' for the float right above 5."""
+    below = float(np.nextafter(c, -np.inf))
+    return f"just above {below:g}" if below == round(below, 6) and c != round(c, 6) else f"{c:g}"
+
+
+cuts_x2 = [cut_text(c) for c in cuts_of(tiny["x2"])]
+print("cut points of x2:", ", ".join(cuts_x2))
 K_col = tiny.shape[1]
 k = len(RULE)
 steps = [("L_num_literal", f"log2 K_col = log2 {K_col}", math.log2(K_col)),
-         ("L_which_vars", f"log2 binom(K_col, k) = log2 binom({K_col}, {k})", log2_comb(K_col, k))]
+         ("L_which_vars", f"log2 binom(K_col, k) = log2 binom({K_col}, {k})", math.log2(math.comb(K_col, k)))]
 reached = np.ones(len(tiny), dtype=bool)
 for cond in RULE:
     kv = k_value(cond.column, reached)
@@ -194,7 +246,7 @@ for cond in RULE:
     reached &= cond.mask(tiny[cond.column].to_numpy())
 L_S = sum(b for *_, b in steps)
 steps.append(("L(S)", "sum of the above (Eq. 3.17)", L_S))
-L_univ = universal_integer_code(1)
+L_univ = l_univ(1)
 steps.append(("L(M)", f"L_univ(K=1) + L(S) - log2 1! = {L_univ:.4f} + {L_S:.4f} - 0", L_univ + L_S))
 covered = reached  # the rows the whole rule covers
 rule_counts = np.bincount(y_tiny[covered], minlength=2)
@@ -212,19 +264,21 @@ for part, formula, bits in steps:
     print(f"{part:<32} {bits:8.4f}   {formula}")
 
 # %% [markdown]
-# The same numbers from `turs.mdl_score` with the thesis' model code. The default model code
-# (the authors') charges `L_univ(k)` instead of `log2 K_col` for the number of literals and
-# no bits for a literal's form and operator: for this rule `log2 K_col - L_univ(2) + 2 x 2`
-# bits less.
+# The same numbers from `turs.mdl_score` with the thesis' model code. Then **the switch to the
+# default model code (the authors'), used from here to the end**: it charges $L_{univ}(k)$
+# instead of $\log_2 K_{col}$ for the number of literals and no bits for a literal's form and
+# operator, so this rule costs $\log_2 K_{col} - L_{univ}(2) + 2 \times 2$ bits less. That is the
+# only difference: the data and regret parts do not depend on the model code.
 
 # %%
 bd = mdl_score([RULE], tiny, y_tiny, model_encoding="thesis")
 print(bd)
 bd_default = mdl_score([RULE], tiny, y_tiny)
-print(f"\ndefault (authors') model code of the rule: {bd_default.rule_model_bits[0]:.4f} bits, "
-      f"thesis code {bd.rule_model_bits[0]:.4f} bits")
+print(f"\nL(S) of the rule: thesis code {bd.rule_model_bits[0]:.4f} bits, default (authors') code "
+      f"{bd_default.rule_model_bits[0]:.4f} bits: every model part from here on is the default code's.")
+assert close(bd.data_bits + bd.regret_bits, bd_default.data_bits + bd_default.regret_bits, 1e-12)
 assert close(bd.rule_model_bits[0] - bd_default.rule_model_bits[0],
-             math.log2(K_col) - universal_integer_code(2) + 4, 1e-9)
+             math.log2(K_col) - l_univ(2) + 4, 1e-9)
 assert close(bd.rule_model_bits[0], L_S, 1e-9) and close(bd.model_bits, L_univ + L_S, 1e-9)
 assert close(bd.data_bits, data, 1e-9) and close(bd.regret_bits, regret, 1e-9) and close(bd.total, total, 1e-9)
 print(f"By hand: {total:.4f} bits; mdl_score: {bd.total:.4f} bits. They agree.")
@@ -239,7 +293,7 @@ ns = np.unique(np.round(np.logspace(0, 4, 40)).astype(int))
 fig, ax = plt.subplots(figsize=(7.5, 4.2))
 for i, K in enumerate((2, 3, 5)):
     s = style.class_style(i)
-    reg = np.array([log2_regret(int(m), K) for m in ns])
+    reg = np.array([regret_bits(int(m), K) for m in ns])
     ax.plot(ns, reg, color=s.color, linewidth=2.5, label=f"log2 R(n, {K})")
     ax.plot(ns, (K - 1) / 2 * np.log2(ns), color=s.color, linestyle="--", label=f"({K}-1)/2 log2 n")
 ax.set_xscale("log")
@@ -251,7 +305,7 @@ ax.grid(alpha=0.3)
 show_figure(fig, "tutorial_mdl_rule_sets_regret")
 
 # %% [markdown]
-# ### Exercise 1
+# ### Exercise 1 (core)
 # The rows the rule covers are `covered` (a boolean mask). Compute the **NML code length of their
 # labels** in bits (Eq. 3.10): the ML code length of the labels with the rule's own class
 # distribution plus $\log_2 \mathcal{R}(n, 2)$ for the $n$ rows it covers. Use `y_tiny[covered]`,
@@ -267,7 +321,7 @@ if show_solutions:
 
 # %% tags=["check"]
 assert answer_1 is not None, "Exercise 1: set answer_1 to the NML code length of the covered rows' labels."
-else_part = ml_bits(else_counts) + log2_regret(int((~covered).sum()), 2)
+else_part = ml_bits(else_counts) + regret_bits(int((~covered).sum()), 2)
 assert close(answer_1 + else_part, bd.data_bits + bd.regret_bits), (
     "Exercise 1: answer_1 plus the else-rule's NML code length should be the data and regret bits of "
     "mdl_score. Did you add the regret of 6 rows, and use the rule's own class frequencies?")
@@ -277,9 +331,11 @@ print(f"Right: {answer_1:.4f} bits for {covered.sum()} labels.")
 # %% [markdown]
 # ## 2. Why unordered rules, and the union estimate
 #
-# In a **rule list** (a decision list: CART paths, RIPPER, CLASSY) the rules are read in order:
-# `IF A THEN ... ELSE IF B THEN ...`. Rule B speaks only for the rows A left over, its
-# probabilities are estimated on `B and not A`, and an expert who reads B alone reads it wrong.
+# A **rule list** (a decision list: RIPPER, CN2 in its ordered mode, CLASSY) is an ordered set of
+# rules that may overlap, read in order, first match wins: `IF A THEN ... ELSE IF B THEN ...`.
+# Rule B speaks only for the rows A left over, its probabilities are estimated on `B and not A`,
+# and an expert who reads B alone reads it wrong. (The paths of a decision tree are neither: they
+# never overlap, so they need no order.)
 # In a **truly unordered rule set** every rule is a stand-alone statement, with probabilities
 # estimated on all the rows it covers. Where rules overlap, a row covered by A and B is coded
 # with the class distribution of the **union** of their covers (Eq. 3.5): order plays no role.
@@ -314,6 +370,12 @@ observed = {g: p1(m) for g, m in REGIONS.items()}
 union_table = pd.DataFrame({"rows": {g: int(m.sum()) for g, m in REGIONS.items()}, "observed": observed,
                             "unordered set (union)": unordered, "list A then B": list_ab,
                             "list B then A": list_ba})
+gap = (union_table["unordered set (union)"] - union_table["observed"]).abs()
+print("farthest from the observed frequency, unordered set:", ", ".join(
+    f"{g} {union_table.loc[g, 'unordered set (union)']:.2f} against {union_table.loc[g, 'observed']:.3g}"
+    for g in gap.sort_values(ascending=False).index[:2]))
+print("list A then B: at most", f"{(union_table['list A then B'] - union_table['observed']).abs().max():.2f}",
+      "from the observed frequencies")
 union_table.round(3)
 
 # %%
@@ -336,7 +398,17 @@ show_figure(fig, "tutorial_mdl_rule_sets_union")
 # prediction depends on an order that has no meaning in the data. The unordered set pools A
 # and B, and each of its rules keeps the probability of its whole cover, so it can be read alone.
 #
-# ### Exercise 2
+# **But look at the black bars: here the union estimate is the worst of the three.** These
+# labels were chosen so that A and B *disagree* (A mostly `1`, B outside the overlap mostly
+# `0`). Pooling two covers that disagree gives the overlap a probability that fits neither
+# (the cell below prints it), and rule B, estimated on all its rows, overlap included, is wrong
+# for the rows only B covers. The list "A then B" fits these labels because it estimates B on
+# `B and not A`. That is no accident, and it is what §3 measures: the MDL score charges the
+# union estimate's misfit to the data part, and **on these labels MDL rejects {A, B}** for a
+# smaller rule set. A rule set that TURS learns keeps an overlap only where its rules' classes
+# agree, and there the pooled estimate is the better one (more rows, the same distribution).
+#
+# ### Exercise 2 (core)
 # A `TURSClassifier` can hold rules we type ourselves (`with_rule`). Compute, by counting labels,
 # the probability of `y = 1` that the unordered set {A, B} gives a row **in the overlap**
 # (`y_ov`, `in_A`, `in_B`), without using `union_table`.
@@ -362,6 +434,8 @@ print(f"Right: P(y = 1 | x = 10) = {answer_2:.3f}.")
 
 # %% [markdown]
 # ## 3. The MDL score of a rule set and its parts
+#
+# *Model code: the default (the authors'), as everywhere from here on.*
 #
 # `mdl_score(rules, X, y)` gives the score and its parts: **data** ($-\log_2$ of the ML
 # likelihood), **regret** (one per rule and the else-rule) and **model** $L(M) = L_{univ}(K)
@@ -403,13 +477,17 @@ fig.legend(handles=axes[1].get_legend_handles_labels()[0], loc="upper center", n
 show_figure(fig, "tutorial_mdl_rule_sets_parts")
 best_of = parts_table.loc[parts_table.groupby("labels")["total"].idxmin(), ["labels", "rule set"]]
 print("smallest MDL score:", ", ".join(f"{lab} labels: {rs}" for lab, rs in best_of.itertuples(index=False)))
+scores_disagree = parts_table[parts_table["labels"] == "disagree"].set_index("rule set")["total"]
+assert scores_disagree.idxmin() != "{A, B}", "§2 says that MDL rejects {A, B} on the disagreeing labels"
+print(f"disagreeing labels: {{A, B}} scores {scores_disagree['{A, B}']:.2f} bits, "
+      f"{scores_disagree.idxmin()} {scores_disagree.min():.2f} bits: MDL rejects the overlap whose rules disagree")
 ab = parts_table[parts_table["rule set"] == "{A, B}"].set_index("labels")
 print(f"data part of {{A, B}}: {ab.loc['agree', 'data_bits']:.2f} bits when A and B agree, "
       f"{ab.loc['disagree', 'data_bits']:.2f} when they disagree")
 parts_table.round(2)
 
 # %% [markdown]
-# ### Exercise 3
+# ### Exercise 3 (core)
 # `b3 = mdl_score([A, B], x_ov, y_ov)` gives `b3.rule_model_bits` ($L(S)$ of each rule). Compute
 # the model part $L(M)$ of the two-rule set from them with Eq. 3.18 and
 # `universal_integer_code`.
@@ -420,7 +498,7 @@ answer_3 = None  # your code here
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 if show_solutions:
-    answer_3 = universal_integer_code(2) + sum(b3.rule_model_bits) - math.log2(math.factorial(2))
+    answer_3 = l_univ(2) + sum(b3.rule_model_bits) - math.log2(math.factorial(2))
 
 # %% tags=["check"]
 assert answer_3 is not None, "Exercise 3: set answer_3 to L(M) of the rule set {A, B}, in bits."
@@ -478,6 +556,9 @@ beam0[["literal", "coverage", "r", "r by hand", "bucket"]].round(4)
 # The best first literal cuts the bottom strip off: the bottom-right block (mostly `0`) makes the
 # strip's class distribution far from the rest. The next iterations grow each beam member by
 # one more literal, and the rule search returns the best $r$ seen.
+#
+# *Search page* (class kit): [pages/blockade.html](pages/blockade.html) steps through this whole
+# search, beam by beam.
 
 # %%
 best_lit = beam0.sort_values("r", ascending=False).iloc[0]
@@ -502,17 +583,17 @@ ax.set_title("The best first literal (purple)")
 show_figure(fig, "tutorial_mdl_rule_sets_first_step")
 
 # %% [markdown]
-# ### Exercise 4
-# Compute $r$ of the one-literal rule `X2 >= 0.815645` (the bottom strip's complement; use
-# `Condition("X2", low=...)` with the exact cut point from `trace_b.cuts`) from `mdl_score`
-# and `L_empty`, with the encoder `enc_b`.
+# ### Exercise 4 (core)
+# Compute $r$ of the one-literal rule `X2 >= 0.815645` (the bottom strip's complement) from
+# `mdl_score` and `L_empty`, with the encoder `enc_b`. Its exact cut point is `cut_4` below
+# (printed to 6 digits it reads 0.815645; the rule is `Condition("X2", low=cut_4)`).
 
 # %%
+cut_4 = 0.8156450594562823  # the exact cut point of X2 >= 0.815645 (one of trace_b.cuts)
 answer_4 = None  # your code here
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 if show_solutions:
-    cut_4 = [c for c in trace_b.cuts[trace_b.feature_names.index("X2")] if f"{c:.6g}" == "0.815645"][0]
     after_4 = mdl_score([[Condition("X2", low=cut_4)]], X_b, y_b, encoder=enc_b)
     answer_4 = (L_empty - after_4.total) / after_4.coverage
 
@@ -570,7 +651,7 @@ print("coverage of the first beam's literals:")
 spread
 
 # %% [markdown]
-# ### Exercise 5
+# ### Exercise 5 (core)
 # With the default search, in which bucket (0 to 9) does the literal `X2 < 0.815645`, which keeps
 # 428 of the 1,000 rows of the empty rule, fall? Compute it from the coverage with a formula
 # (hint: `math.ceil`) rather than reading it off.
@@ -607,7 +688,7 @@ print(f"Right: bucket {answer_5}.")
 # The data of the thesis' local-testing study (§3.6.7, `make_local_testing_data`): 50 binary
 # features, only `X1` matters (`P(y=1)` is 0.7 if `X1 = 1`, 0.95 otherwise), the other 49 are
 # noise. After `X1 >= 0.5`, a noise literal can still raise $r$ on this sample; the local test
-# stops it.
+# stops it. *Search page* (class kit): [pages/local_testing.html](pages/local_testing.html).
 
 # %%
 X_l, y_l = make_local_testing_data(n=1000, seed=0)
@@ -637,8 +718,8 @@ bars = {
 }
 fig, axes = plt.subplots(2, 1, figsize=(9, 5.4))
 for ax, (title, (bits, s_counts, s1_counts, sl_counts, k_base)) in zip(axes, bars.items()):
-    l_split = math.log2(X_l.shape[1]) + 1 + universal_integer_code(k_base + 1) - \
-        (universal_integer_code(k_base) if k_base else 0)
+    l_split = math.log2(X_l.shape[1]) + 1 + l_univ(k_base + 1) - \
+        (l_univ(k_base) if k_base else 0)
     pieces = [nml_bits(s1_counts), nml_bits(sl_counts), l_split]
     assert close(sum(pieces), bits["bits_with_split"], 1e-6) and close(nml_bits(s_counts), bits["bits_without_split"], 1e-6)
     ax.barh(1, bits["bits_without_split"], color=style.NEUTRAL)
@@ -660,27 +741,30 @@ fig.tight_layout(rect=(0, 0.05, 1, 1))
 show_figure(fig, "tutorial_mdl_rule_sets_local_test")
 
 # %% [markdown]
-# Without the test (`use_local_test=False`) the noise literal gets in:
+# *Optional depth.* Without the test (`use_local_test=False`) the noise literal gets in:
 
 # %%
 print(TURSClassifier(use_local_test=False).fit(X_l, y_l))
 
 # %% [markdown]
-# ### Exercise 6
+# ### Exercise 6 (homework)
 # Compute, in bits, the **right side** of the local test (the side "with split") for the rejected
-# growth `shown_l`: base $S$ = `X1 >= 0.5` with class counts `base_l["class_counts"]`, $S'$ with
-# `shown_l["class_counts"]`. Use `nml_bits`, `universal_integer_code` and the default search's
-# $L_{split}$ for a binary column grown from a one-literal base ($K_{col}$ = 50 columns).
+# growth `shown_l`: $-\log_2 P^{NML}_{S'} - \log_2 P^{NML}_{S_l} + L_{split}$. The inputs are
+# below: the class counts of the base $S$ = `X1 >= 0.5` and of the growth $S'$ (the rows of
+# $S_l = S \setminus S'$ are those of $S$ that $S'$ does not keep), and the default search's
+# $L_{split}$ for a binary column grown from a base of $k = 1$ literal among $K_{col} = 50$
+# columns: $L_{split} = \log_2 K_{col} + 1 + L_{univ}(k+1) - L_{univ}(k)$. Use `nml_bits` and `l_univ`.
 
 # %%
+counts_S = np.array(base_l["class_counts"])  # class counts of S (X1 >= 0.5)
+counts_S_prime = np.array(shown_l["class_counts"])  # class counts of S' (the rejected growth)
+print(f"S: {counts_S.tolist()}, S': {counts_S_prime.tolist()}")
 answer_6 = None  # your code here
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 if show_solutions:
-    s_prime = np.array(shown_l["class_counts"])
-    s_left = np.array(base_l["class_counts"]) - s_prime
-    split_6 = math.log2(50) + 1 + universal_integer_code(2) - universal_integer_code(1)
-    answer_6 = nml_bits(s_prime) + nml_bits(s_left) + split_6
+    split_6 = math.log2(50) + 1 + l_univ(2) - l_univ(1)
+    answer_6 = nml_bits(counts_S_prime) + nml_bits(counts_S - counts_S_prime) + split_6
 
 # %% tags=["check"]
 assert answer_6 is not None, "Exercise 6: set answer_6 to the 'with split' side of the local test, in bits."
@@ -774,19 +858,79 @@ ax.legend(loc="upper left", bbox_to_anchor=(0, -0.16), ncol=2, framealpha=0.95)
 show_figure(fig, "tutorial_mdl_rule_sets_blockade")
 
 # %% [markdown]
-# Every literal has a negative $r$: with $M$ in place no first step looks good to the main beam,
-# the blocked literals least of all. $R$ ranks them, and others, positive, so the auxiliary beam
-# keeps growing rules into the uncovered rows. On this sample both searches end with the same third
-# rule (the top-left corner), and the bottom-right block stays with the else-rule, whose
-# estimate there is already right (`P(0)` about 0.9): the blockade costs little here. (Why? Look at
-# which rows the else-rule covers once $M$ is there.)
+# Every literal has a negative $r$: with $M$ in place no first step looks good to the main beam.
+# The two blocked literals are not the worst of them (the cell below prints where they rank),
+# but neither is good enough for a beam of the best $r$ per bucket. $R$ ranks many literals
+# positive, so the auxiliary beam keeps growing rules into the rows no rule of $M$ covers.
+
+# %%
+rank_r = scores_m["r"].rank(ascending=False).astype(int)
+for lit in ("X1 >= 1", "X2 < 0.8"):
+    print(f"{lit}: r = {scores_m.loc[lit, 'r']:.3f}, rank {rank_r[lit]} of {len(scores_m)} literals by r "
+          f"(the worst r is {scores_m['r'].min():.3f}); in the main beam: "
+          f"{lit in [c[0] for c in main_m['conditions']]}")
+
+# %% [markdown]
+# **Does the auxiliary beam change the fit?** Measured, not assumed: we fit from $M$ with and
+# without it (`use_auxiliary_beam=False`), on this sample and on another sample of the same
+# simulation (`seed=2`).
 
 # %%
 model_noaux = TURSClassifier(use_auxiliary_beam=False).fit(X_b, y_b, initial_rules=M_TEXT)
-print("with the auxiliary beam:\n", model_m, "\n\nwithout:\n", model_noaux, sep="")
+same_seed0 = [str(r) for r in model_m.rules_] == [str(r) for r in model_noaux.rules_]
+print(f"seed 0: the two fits give {'the same' if same_seed0 else 'different'} rule sets "
+      f"({model_m.mdl_score_:.2f} and {model_noaux.mdl_score_:.2f} bits)")
+X_7, y_7 = make_overlap_blockade_data(n=1000, seed=2)
+model_aux_7 = TURSClassifier(record_trace=True).fit(X_7, y_7, initial_rules=M_TEXT)
+model_noaux_7 = TURSClassifier(use_auxiliary_beam=False).fit(X_7, y_7, initial_rules=M_TEXT)
+print("\nseed 2, with the auxiliary beam:\n", model_aux_7, "\n\nseed 2, without:\n", model_noaux_7, sep="")
+gain_7 = model_noaux_7.mdl_score_ - model_aux_7.mdl_score_
+print(f"\nthe auxiliary beam's fit is {gain_7:.2f} bits shorter")
 
 # %% [markdown]
-# ### Exercise 7
+# On seed 0 the two fits are the same: the bottom-right block stays with the else-rule, whose
+# estimate there is already right (`P(0)` about 0.9), so the blockade costs nothing. (Why? Look at
+# which rows the else-rule covers once $M$ is there.) On seed 2 they differ: with the auxiliary
+# beam the fit finds a fourth rule for the top-left corner, disjoint from every other rule, and
+# its score is lower. The trace says how: in the search for that rule, the auxiliary beam keeps
+# the first literal that the main beam drops. *Search pages* (class kit):
+# [pages/blockade_from_M.html](pages/blockade_from_M.html) (seed 0) and
+# [pages/blockade_from_M_seed2.html](pages/blockade_from_M_seed2.html) (seed 2).
+
+# %%
+search_7 = len(model_aux_7.rules_) - 3  # the rule search that found the last rule (searches start after M)
+lineage_7 = model_aux_7.trace_.lineage(search_7)  # from the empty rule to the chosen rule
+first_7, final_7 = lineage_7[1], lineage_7[-1]
+main_7 = [c[0] for c in model_aux_7.trace_.beams(search_7, 0, "main")["conditions"]]
+aux_7 = [c[0] for c in model_aux_7.trace_.beams(search_7, 0, "aux")["conditions"]]
+print(f"rule {len(model_aux_7.rules_)}: {' AND '.join(final_7['conditions'])}, r = {final_7['r']:.3f}")
+print(f"its first literal {first_7['conditions'][0]}: r = {first_7['r']:.3f}, R = {first_7['R']:.3f}; "
+      f"main local test passed: {first_7['local_test']}, auxiliary local test passed: {first_7['aux_local_test']}")
+print(f"in the main beam of the first iteration: {first_7['conditions'][0] in main_7}; "
+      f"in the auxiliary beam: {first_7['conditions'][0] in aux_7}")
+
+# %% [markdown]
+# The first literal has a negative $r$ and fails the main beam's local test: the main beam
+# cannot keep it. Its $R$ is positive, so the auxiliary beam keeps it, and one more literal
+# makes it a rule that is disjoint from $M$ (so $r = R$) and pays for itself.
+#
+# *Optional depth.* The auxiliary beam widens the search; it does not promise a shorter code.
+# On seed 3 of the same simulation the fit without it ends lower:
+
+# %%
+X_7b, y_7b = make_overlap_blockade_data(n=1000, seed=3)
+score_aux_7b = TURSClassifier().fit(X_7b, y_7b, initial_rules=M_TEXT).mdl_score_
+score_noaux_7b = TURSClassifier(use_auxiliary_beam=False).fit(X_7b, y_7b, initial_rules=M_TEXT).mdl_score_
+print(f"seed 3: {score_aux_7b:.2f} bits with the auxiliary beam, {score_noaux_7b:.2f} without")
+pd.DataFrame([{"sample": "seed 0", "with_aux": model_m.mdl_score_, "without_aux": model_noaux.mdl_score_,
+               "same_rules": same_seed0},
+              {"sample": "seed 2", "with_aux": model_aux_7.mdl_score_, "without_aux": model_noaux_7.mdl_score_,
+               "same_rules": [str(r) for r in model_aux_7.rules_] == [str(r) for r in model_noaux_7.rules_]},
+              {"sample": "seed 3", "with_aux": score_aux_7b, "without_aux": score_noaux_7b, "same_rules": None}]
+             ).to_csv(OUT / "tutorial_mdl_rule_sets_auxiliary.csv", index=False)
+
+# %% [markdown]
+# ### Exercise 7 (homework)
 # Compute $r$ of the literal `X1 >= 1` given $M$ (Eq. 3.21): the bits `mdl_score` saves when it is
 # added to `M` (use `encoder=enc_m`), per row it newly covers (`covers`, `in_M`). Is it negative?
 
@@ -819,6 +963,7 @@ if live:  # step through the search from M with both beams
 # lists the rules, each with the class probabilities of its own cover; rows covered by no rule
 # get the else-rule's. Rows covered by several rules get the union estimate of §2, and
 # `explain()` says which rules cover a row and why it gets its probabilities.
+# *Search page* (class kit): [pages/breast_cancer.html](pages/breast_cancer.html).
 
 # %%
 X_c, y_c = load_bundled("sklearn-breast-cancer")
@@ -860,7 +1005,7 @@ explained.index = picks
 explained
 
 # %% [markdown]
-# ### Exercise 8
+# ### Exercise 8 (core)
 # Take the first row covered by rules 1 **and** 2 (`row_8` below; other rules may cover it too). Compute by counting training
 # labels (`cover_c`, `y_c`) the probability of `malignant` that the model gives it.
 
