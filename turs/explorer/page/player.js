@@ -33,10 +33,13 @@
       else e.setAttribute(k, String(v));
     });
   }
-  function add(e, c) {
-    if (c === null || c === undefined || c === false) return;
-    if (Array.isArray(c)) { c.forEach(function (x) { add(e, x); }); return; }
-    e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+  function add(e) {  // add(e, child, child, ...): nodes as they are, anything else as text
+    for (var i = 1; i < arguments.length; i++) {
+      var c = arguments[i];
+      if (c === null || c === undefined || c === false) continue;
+      if (Array.isArray(c)) c.forEach(function (x) { add(e, x); });
+      else e.appendChild(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
   }
   function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); return e; }
   function num(v, digits) {
@@ -595,20 +598,21 @@
     });
     var key = S.sort.key, dir = S.sort.dir;
     if (key) rows.sort(function (a, b) { var x = a[key], y = b[key]; return (x < y ? -1 : x > y ? 1 : 0) * dir; });
-    function head(label, k, cls) {
-      return el("th", {class: "tp-sortable" + (cls ? " " + cls : ""), tabindex: 0, title: "sort by " + label,
+    function head(label, k, cls, meaning) {
+      return el("th", {class: "tp-sortable" + (cls ? " " + cls : ""), tabindex: 0, title: (meaning ? meaning + "; " : "") + "click to sort",
         onclick: function () { S.sort = {key: k, dir: S.sort.key === k ? -S.sort.dir : 1}; render(); }},
         label + (key === k ? (dir > 0 ? " \u25B2" : " \u25BC") : ""));
     }
     var nMain = (i.rejected_by_local_test || []).length, nAux = (i.aux_rejected_by_local_test || []).length;
-    var out = [el("p", null, "Eq. 3.22 (main beam) and 3.25 (auxiliary beam): a growth passes when sending the parent's labels without the split costs more bits than with it (the two children and L_split). "),
+    var out = [el("p", null, "Eq. 3.22 (main beam) and 3.25 (auxiliary beam): a growth passes when sending the parent's labels without the split costs more bits than with it (the two children and L_split). Both sides in bits; click a column to sort."),
       el("p", {class: "tp-counts"}, "Rejected growths shown: " + nMain + " of " + num(i.n_rejected_by_local_test) + " (main test) and " + nAux + " of " +
         num(i.n_aux_rejected_by_local_test) + " (auxiliary test); the trace records the best rejected growths and counts them all. Growths in the beams passed (or entered by the fallback).")];
-    out.push(el("div", {class: "tp-scroll"}, table("tp-test-table", [head("test", "test"), head("growth", "where", "tp-cond"), head("|S'|", "cov"),
-      el("th", {class: "tp-cond"}, "parent"), head("without split (bits)", "without"), head("with split (bits)", "with"), head("with \u2212 without", "excess"), head("verdict", "passed")],
+    out.push(el("div", {class: "tp-scroll"}, table("tp-test-table", [head("Eq.", "test"), head("growth", "where", "tp-cond"), head("|S'|", "cov"),
+      el("th", {class: "tp-cond"}, "parent"), head("without", "without", null, "bits without the split: the parent's labels alone"),
+      head("with", "with", null, "bits with the split: both children and L_split"), head("with \u2212 without", "excess"), head("verdict", "passed")],
       rows.map(function (r) {
         return el("tr", {class: "tp-row", tabindex: 0, onclick: function () { select(r.sel); }},
-          el("td", null, r.test === "main" ? "main (3.22)" : "aux (3.25)"), el("td", {class: "tp-cond"}, conds(r.c) + " \u2014 " + r.where),
+          el("td", null, r.test === "main" ? "3.22" : "3.25"), el("td", {class: "tp-cond"}, conds(r.c) + " \u2014 " + r.where),
           el("td", null, num(r.cov)), el("td", {class: "tp-cond"}, r.parent), el("td", null, bits(r.without)), el("td", null, bits(r.with)),
           el("td", null, signed(r.excess)), el("td", {class: r.passed ? "tp-pass" : "tp-fail"}, r.passed ? "pass" : "fail"));
       }))));
