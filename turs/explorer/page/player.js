@@ -416,9 +416,16 @@
       tk.forEach(function (v, i) {
         if (i % every) return;
         var label = c.kind === "categorical" ? c.levels[v] : num(v, 4);
+        var long = c.kind === "categorical" && String(label).length > 5;
         if (horizontal) {
           add(g, svg("line", {x1: sx(v), x2: sx(v), y1: H - m.b, y2: H - m.b + 5, stroke: "#555"}));
-          add(g, svg("text", {x: sx(v), y: H - m.b + 20, "text-anchor": "middle"}, label));
+          if (long) {  // a long level name goes inside the plot, along its strip, whole
+            add(g, svg("text", {x: sx(v) - 4, y: H - m.b - 6, transform: "rotate(-90 " + (sx(v) - 4) + " " + (H - m.b - 6) + ")",
+              stroke: "#fff", "stroke-width": 4, "paint-order": "stroke", class: "tp-level"}, label));
+          } else add(g, svg("text", {x: sx(v), y: H - m.b + 20, "text-anchor": "middle"}, label));
+        } else if (long) {
+          add(g, svg("line", {x1: m.l - 5, x2: m.l, y1: sy(v), y2: sy(v), stroke: "#555"}));
+          add(g, svg("text", {x: m.l + 4, y: sy(v + 0.36), stroke: "#fff", "stroke-width": 4, "paint-order": "stroke", class: "tp-level"}, label));
         } else {
           add(g, svg("line", {x1: m.l - 5, x2: m.l, y1: sy(v), y2: sy(v), stroke: "#555"}));
           add(g, svg("text", {x: m.l - 8, y: sy(v) + 5, "text-anchor": "end"}, label));
