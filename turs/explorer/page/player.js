@@ -371,7 +371,7 @@
   // ------------------------------------------------------------------ the data picture
   function picture() {
     var wrap = el("div", {class: "tp-picture"});
-    if (!D.columns) { add(wrap, el("p", {class: "tp-note"}, P.note)); add(wrap, selectedBox()); return wrap; }
+    if (!D.columns) { add(wrap, el("p", {class: "tp-note tp-points-note"}, P.note), leftOut(), selectedBox()); return wrap; }
     if (!S.ax) S.ax = defaultAxes();
     function axisSelect(a) {
       var s = el("select", {class: "tp-axis-" + (a ? "y" : "x"), "aria-label": (a ? "y" : "x") + " axis column", onchange: function (e) {
@@ -387,8 +387,12 @@
     add(legend, el("span", null, "dashed grey: rules so far; purple: the selected candidate"));
     add(wrap, legend);
     add(wrap, el("div", {class: "tp-note tp-points-note"}, P.note));
+    add(wrap, leftOut());
     add(wrap, selectedBox());
     return wrap;
+  }
+  function leftOut() {
+    return (D.left_out || []).filter(function (t) { return t !== P.note; }).map(function (t) { return el("div", {class: "tp-note tp-left-out"}, t); });
   }
 
   function ticks(lo, hi, n) {
