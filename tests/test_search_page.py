@@ -24,7 +24,7 @@ import pytest
 
 from turs import TURSClassifier, style
 from turs.datasets import BUNDLED, load_bundled
-from turs.explorer.page import SearchPage, search_page
+from turs.explorer.page import SearchPage, player_script, search_page
 from turs.explorer.page._payload import json_safe
 
 REPO = Path(__file__).resolve().parent.parent
@@ -87,6 +87,7 @@ def test_importing_the_page_does_not_import_ipywidgets():
 def test_player_files_are_package_data():
     text = (REPO / "pyproject.toml").read_text()
     assert "explorer/page/*.js" in text and "explorer/page/*.css" in text
+    assert player_script().startswith("(function () {")  # both scripts are found as package resources
 
 
 # ----------------------------------------------------------------------- the page's safety
@@ -124,7 +125,7 @@ def test_markup_in_names_levels_and_labels_never_reaches_the_page_as_markup():
     assert [c["name"] for c in data["columns"]] == [HOSTILE[0], HOSTILE[1]]
     assert set(data["classes"]) == {"<b>yes</b>", "no <script>"}
     # the player never writes markup from data
-    js = (REPO / "turs" / "explorer" / "page" / "player.js").read_text()
+    js = player_script()
     assert "innerHTML" not in js and "outerHTML" not in js and "insertAdjacentHTML" not in js
     assert "document.write" not in js and "eval(" not in js
 
@@ -211,7 +212,7 @@ def test_each_bundled_teaching_page_is_at_most_3_mb(name, tmp_path):
 
 
 def test_class_colours_are_those_of_turs_style():
-    js = (REPO / "turs" / "explorer" / "page" / "player.js").read_text()
+    js = player_script()
     css = (REPO / "turs" / "explorer" / "page" / "player.css").read_text()
     colours = re.search(r"var COLORS = \[(.*?)\];", js).group(1)
     want = [c.upper() for c in style.class_colors(8)]

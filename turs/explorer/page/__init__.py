@@ -3,8 +3,8 @@
 >>> page = search_page(TURSClassifier(record_trace=True).fit(X, y), X, y, "search.html")  # doctest: +SKIP
 >>> page            # in a notebook: the page in an iframe (its ``srcdoc``)            # doctest: +SKIP
 
-The page is the trace as JSON plus a small player (``player.js``, ``player.css``, shipped with
-the package) written into one file: no server, no Python, no network. Its Content-Security-Policy
+The page is the trace as JSON plus a small player (``model.js``, ``player.js``, ``player.css``,
+shipped with the package) written into one file: no server, no Python, no network. Its Content-Security-Policy
 allows only its own script and style, by their SHA-256 hashes, and nothing from outside; every
 text from the data reaches the page as JSON (``<`` written ``\\u003c``) and is inserted with
 ``textContent``. No widgets are imported here. See ``docs/explorer-page.md``.
@@ -31,6 +31,13 @@ IFRAME_HEIGHT = 760
 
 def _asset(name: str) -> str:
     return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
+
+
+def player_script() -> str:
+    """The page's one script: ``model.js`` (the recording, regions, DOM helpers) and ``player.js``
+    (navigation and panels) inside one strict-mode function, so they share its names and nothing
+    leaks to the page's globals."""
+    return '(function () {\n"use strict";\n' + _asset("model.js") + _asset("player.js") + "})();\n"
 
 
 def _sha256(text: str) -> str:
@@ -116,7 +123,7 @@ def search_page(model, X=None, y=None, path=None, *, points: str = "all", max_po
         data_tag = f'<script type="application/octet-stream" id="turs-data-gz">{blob}</script>'
     else:
         data_tag = f'<script type="application/json" id="turs-data">{script_json(payload)}</script>'
-    js, css = _asset("player.js"), _asset("player.css")
+    js, css = player_script(), _asset("player.css")
     csp = ("default-src 'none'; "
            f"script-src '{_sha256(js)}'; style-src '{_sha256(css)}'; img-src data:; "
            "connect-src 'none'; font-src 'none'; object-src 'none'; media-src 'none'; frame-src 'none'; "
