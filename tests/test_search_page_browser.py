@@ -11,9 +11,18 @@ notebook iframe (``srcdoc``), no script from the data (a dialog listener), no te
 no sideways scrolling at 1280x720. Screenshots go to build/test-artifacts/search_page_*.png.
 
 Without /usr/bin/chromium (or playwright) the tests are skipped, saying why, unless
-TURS_REQUIRE_BROWSER=1, where that is a failure.
+TURS_REQUIRE_BROWSER=1, where that is a failure. Where Debian's Firefox is installed
+(``apt-get install firefox-esr``; optional), one more test steps a compressed page in it over
+WebDriver BiDi with its network off (screenshot ``search_page_firefox.png``).
 """
+import base64
+import json
 import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
 from pathlib import Path
 
 import numpy as np
@@ -332,3 +341,117 @@ def test_readable_at_1280x720(pages, offline):
     for sel in ("svg.tp-plot", ".tp-beam-main"):
         box = page.locator(sel).bounding_box()
         assert box["x"] >= 0 and box["x"] + box["width"] <= VIEWPORT["width"] and box["y"] < VIEWPORT["height"]
+
+
+# ----------------------------------------------------------------------- Firefox
+FIREFOX = shutil.which("firefox-esr") or shutil.which("firefox")
+# Firefox with every network protocol sent to a closed port: the network is off for the page
+FIREFOX_PREFS = """user_pref("network.proxy.type", 1);
+user_pref("network.proxy.http", "127.0.0.1"); user_pref("network.proxy.http_port", 9);
+user_pref("network.proxy.ssl", "127.0.0.1"); user_pref("network.proxy.ssl_port", 9);
+user_pref("network.proxy.socks", "127.0.0.1"); user_pref("network.proxy.socks_port", 9);
+user_pref("network.dns.disabled", true);
+user_pref("browser.shell.checkDefaultBrowser", false);
+"""
+
+
+class FirefoxBiDi:
+    """Debian's Firefox driven over WebDriver BiDi (its own protocol; no geckodriver, and
+    playwright's Firefox is a patched build we do not install): navigate, evaluate, screenshot,
+    and keep the URL of every request the page's context sends."""
+
+    def __init__(self, profile: Path):
+        import websocket  # websocket-client (installed with the explorer extra's Jupyter server)
+
+        (profile / "user.js").write_text(FIREFOX_PREFS)
+        port = _free_port()
+        self.proc = subprocess.Popen(
+            [FIREFOX, "--headless", "--no-remote", "--profile", str(profile), f"--remote-debugging-port={port}",
+             "--window-size=1280,720", "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env=dict(os.environ, HOME=str(profile)), start_new_session=True)
+        self.ws, self.n, self.requests = None, 0, []
+        deadline = time.monotonic() + 60
+        while self.ws is None:
+            try:  # Firefox refuses a WebSocket with an Origin header
+                self.ws = websocket.create_connection(f"ws://127.0.0.1:{port}/session", timeout=30,
+                                                      suppress_origin=True)
+            except OSError:
+                if time.monotonic() > deadline or self.proc.poll() is not None:
+                    self.close()
+                    raise
+                time.sleep(0.3)
+        self.cmd("session.new", capabilities={})
+        self.context = self.cmd("browsingContext.getTree")["contexts"][0]["context"]
+        self.cmd("session.subscribe", events=["network.beforeRequestSent"], contexts=[self.context])
+
+    def cmd(self, method, **params):
+        self.n += 1
+        self.ws.send(json.dumps({"id": self.n, "method": method, "params": params}))
+        while True:
+            m = json.loads(self.ws.recv())
+            if m.get("method") == "network.beforeRequestSent":
+                self.requests.append(m["params"]["request"]["url"])
+            elif m.get("id") == self.n:
+                if m.get("type") == "error":
+                    raise RuntimeError(f"{method}: {m.get('error')}: {m.get('message')}")
+                return m["result"]
+
+    def eval(self, expression):
+        r = self.cmd("script.evaluate", expression=expression, target={"context": self.context}, awaitPromise=True)
+        if r.get("type") == "exception":
+            raise RuntimeError(r["exceptionDetails"]["text"])
+        return r["result"].get("value")
+
+    def close(self):
+        if self.ws is not None:
+            self.ws.close()
+        self.proc.terminate()
+        try:
+            self.proc.wait(15)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+WAIT_FOR_APP = ("new Promise(done => { const t0 = Date.now(); (function wait() {"
+                " const e = document.querySelector('.tp-where'); if (e) done(e.textContent);"
+                " else if (Date.now() - t0 > 15000) done('no app: ' + document.body.innerText.slice(0, 300));"
+                " else setTimeout(wait, 50); })(); })")
+
+
+def _key(key):
+    return f"document.dispatchEvent(new KeyboardEvent('keydown', {{key: '{key}', bubbles: true}}))"
+
+
+def test_firefox_steps_a_compressed_page_offline(pages, tmp_path):
+    if FIREFOX is None:
+        pytest.skip("Firefox is not installed (optional: apt-get install firefox-esr)")
+    pytest.importorskip("websocket", reason="websocket-client is missing (it comes with the explorer extra)")
+    trace = pages["model"].trace_
+    ff = FirefoxBiDi(tmp_path)
+    try:
+        url = (pages["dir"] / "blockade-gz.html").as_uri() + "#search=2&iteration=3&candidate=5"
+        ff.cmd("browsingContext.navigate", context=ff.context, url=url, wait="complete")
+        assert ff.eval(WAIT_FOR_APP).startswith("rule search 2 of")  # gzip read back by DecompressionStream
+        assert "beam iteration 3 of" in ff.eval("document.querySelector('.tp-where').textContent")
+        assert ff.eval("document.querySelector(\".tp-beam-main tr[aria-selected='true']\").dataset.id") == \
+            trace.searches[1]["iterations"][2]["main_beam"][4]["id"]
+        ff.eval(_key("ArrowRight"))
+        assert "beam iteration 4 of" in ff.eval("document.querySelector('.tp-where').textContent")
+        ff.eval(_key("PageUp"))
+        assert ff.eval("document.querySelector('.tp-where').textContent").startswith("rule search 1 of")
+        ff.eval(_key("p"))
+        assert ff.eval("document.querySelector('.tp-predict .tp-q').textContent").startswith("Which candidate")
+        assert ff.eval("document.querySelectorAll('svg.tp-plot circle').length") == len(pages["X"])
+        shot = ff.cmd("browsingContext.captureScreenshot", context=ff.context)["data"]
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        (ARTIFACTS / "search_page_firefox.png").write_bytes(base64.b64decode(shot))
+        assert [u for u in ff.requests if not u.startswith("file://")] == []
+    finally:
+        ff.close()

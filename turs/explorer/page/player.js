@@ -271,17 +271,18 @@
     }
     add(g, pts);
     // regions: the rules so far, then the selection
-    function region(l, color, width, dash, label, fill) {
+    function region(l, color, width, dash, label, fill, labelRow) {  // labelRow: rules' labels do not overlap
       spans(l, cx).forEach(function (x) {
         spans(l, cy).forEach(function (y) {
           var x0 = sx(x[0]), x1 = sx(x[1]), y0 = sy(y[1]), y1 = sy(y[0]);
           add(g, svg("rect", {x: x0, y: y0, width: Math.max(x1 - x0, 1), height: Math.max(y1 - y0, 1), fill: fill || "none",
             "fill-opacity": fill ? 0.08 : null, stroke: color, "stroke-width": width, "stroke-dasharray": dash}));
-          if (label) add(g, svg("text", {x: x0 + 4, y: y0 + 16, class: "tp-box-label"}, label));
+          if (label) add(g, svg("text", {x: x0 + 4, y: y0 + 16 + 16 * (labelRow % 4), class: "tp-box-label",
+            stroke: "#fff", "stroke-width": 3, "paint-order": "stroke"}, label));
         });
       });
     }
-    rulesBefore(S.k).forEach(function (r, i) { region(exactLits(r), RULE, 1.6, "6 4", "R" + (i + 1)); });
+    rulesBefore(S.k).forEach(function (r, i) { region(exactLits(r), RULE, 1.6, "6 4", "R" + (i + 1), null, i); });
     if (cand) region(lits, CAND, 3, null, null, CAND);
     g.setAttribute("data-covered", String(nCovered));
     return g;
