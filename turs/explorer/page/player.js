@@ -455,7 +455,9 @@
     out.push(el("p", null, "Before this search: " + plural(rules.length, "rule") + ", MDL score " + bits(search(S.k).mdl_before) + " bits. Click a rule to see it on the picture."));
     if (rules.length) {
       out.push(table("tp-rules-before", ["", el("th", {class: "tp-cond"}, "rule"), "|S|", "class counts"], rules.map(function (r, i) {
-        return el("tr", {class: "tp-row", tabindex: 0, onclick: function () { select({which: "rule", i: i}); }},
+        var isSel = S.sel && S.sel.which === "rule" && S.sel.i === i;
+        return el("tr", {class: "tp-row" + (isSel ? " tp-selected" : ""), tabindex: 0, "aria-selected": isSel ? "true" : "false",
+          onclick: function () { select({which: "rule", i: i}); }},
           el("td", null, "R" + (i + 1)), el("td", {class: "tp-cond"}, conds(r)), el("td", null, num(r.coverage)), el("td", null, (r.class_counts || []).join("/")));
       })));
     }
