@@ -37,7 +37,7 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench bench-scale clean competitors data explorer experiments compare reference-check class lab FORCE
+.PHONY: help install test reproduce bench bench-scale clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
 
 help:
 	@echo "make targets:"
@@ -52,6 +52,7 @@ help:
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
 	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
 	@echo "  explorer           serve notebooks/explorer.py with Voila on 127.0.0.1 (PORT=$(PORT); prints the URL)"
+	@echo "  explorer-html      write each bundled dataset's recorded search as one HTML page: build/pages/<dataset>.html"
 	@echo "  class              the tutorial's class kit -> build/class/ (student.ipynb, teacher.ipynb, pages/, README.md)"
 	@echo "  lab                JupyterLab on 127.0.0.1 (LAB_PORT=$(LAB_PORT)) that opens notebooks/*.py as notebooks (jupyter-config/)"
 	@echo "  competitors        install the competitor learners (Weka, Orange CN2, CLASSY, imodels) into $(VENV)"
@@ -77,6 +78,11 @@ competitors: $(STAMP)
 PORT ?= 8866
 explorer: $(STAMP)
 	$(PY) tools/serve_explorer.py --port $(PORT)
+
+# The recorded search of each bundled teaching dataset as one self-contained HTML page (no server,
+# no Python to view it; docs/explorer-page.md): open build/pages/<dataset>.html in a browser.
+explorer-html: $(STAMP)
+	$(PY) -m turs.explorer.page build/pages
 
 # The tutorial's class kit: the students' notebook without solutions, the teacher's with them,
 # the one-file search pages and a README for the teacher (tools/make_class.py).
