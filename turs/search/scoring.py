@@ -16,10 +16,8 @@ import numpy as np
 
 from .._fit_control import active, run_for_fit
 from .growths import Candidate, GrowthCall, Growths, score_growths
+from .settings import SearchConstraints, SearchSettings
 from .state import RuleSetState
-
-if TYPE_CHECKING:
-    from .beam import SearchConstraints, SearchSettings
 
 
 SCORING_THREADS = 2
