@@ -11,12 +11,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import edit, guided, model_file
-from .model_file import pattern_counts, union_counts
+from .counting import pattern_counts, union_counts
 from .parse import ResolvedRule, resolve_rules
 from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, ColumnCache, cover_matrix, score_literals
-from .rules import Condition, ElseRule, Rule
+from .rules import Condition, ElseRule, Rule, print_digits_table
 from ._fit_control import fit_control
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .search.sampled import SampledSearch, sample_when_costly, uses_sample
@@ -274,7 +274,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         fixed = [] if initial_rules is None else resolve_rules(
             initial_rules, self.encoder_, Xe, self.model_encoding)
         guided.check_given_rules(fixed, constraints, self.encoder_)
-        self._digits_ = edit.print_digits_table(self.encoder_, Xe, [r.literals for r in fixed])
+        self._digits_ = print_digits_table(self.encoder_, Xe, [r.literals for r in fixed])
         data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
                           self.encoder_.binary_, len(self.classes_), self.model_encoding)
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,

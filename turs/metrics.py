@@ -1,9 +1,10 @@
-"""The benchmark's metrics (thesis Section 3.6) as pure functions of arrays.
+"""The metrics of a fitted rule model (thesis Section 3.6) as pure functions of arrays.
 
 Every function takes plain arrays (labels, probabilities, boolean rule masks) and returns a
-number; none of them fits or predicts anything. The runner (:mod:`turs.bench.tasks`) computes
-the arrays from an :class:`~turs.bench.adapters.Adapter`, so every algorithm is measured by the
-same code.
+number; none of them fits or predicts anything. The benchmark's runner (:mod:`turs.bench.tasks`)
+computes the arrays from an :class:`~turs.adapter.Adapter`, so every algorithm is measured by
+the same code; :func:`turs.compare` and the explorer use :func:`roc_auc` too.
+``turs.bench.metrics`` exports the same functions.
 
 * :func:`roc_auc`: test ROC-AUC (Section 3.6.2); binary: the score of ``classes[1]``;
   multiclass: the "macro" one-vs-rest mean over the classes present in ``y_true``.
@@ -17,8 +18,8 @@ same code.
 * :func:`accuracy`: the fraction of test rows whose most probable class is their label (the
   seed papers' measure).
 * :func:`explanation_matrix` and :func:`local_explanation_size`: which rules one must read to
-  explain each prediction, and their average number and literals per row (issue 21, the local
-  interpretability of seed 002 extended to every rule model).
+  explain each prediction, and their average number and literals per row (the local
+  interpretability of seed 002, extended to every rule model).
 """
 from __future__ import annotations
 
