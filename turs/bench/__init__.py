@@ -15,7 +15,8 @@ Command line: ``python -m turs.bench run|summarize|compare|list`` (see docs/benc
 """
 from .adapters import Adapter, CARTAdapter, ExtractedRule, TURSAdapter
 from .algorithms import Algorithm, get_algorithm, list_algorithms, register_algorithm, unregister_algorithm
-from .profiles import PROFILES, Profile, get_profile, load_dataset, register_dataset, unregister_dataset
+from .profiles import (PROFILES, Profile, get_profile, load_dataset, register_dataset, register_seed_datasets,
+                       unregister_dataset)
 from .runner import RunResult, read_records, record_path, run, write_record
 from .summary import Comparison, compare, summarize, write_table
 from .tasks import RECORD_FIELDS, STATUSES, VOLATILE_FIELDS, Task, make_tasks
@@ -44,6 +45,7 @@ __all__ = [
     "record_path",
     "register_algorithm",
     "register_dataset",
+    "register_seed_datasets",
     "run",
     "summarize",
     "unregister_algorithm",
