@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = "turs"
 
 #: (layer name, module names or prefixes), lowest layer first. A pattern ``p`` places ``p``
-#: itself and every ``p.*``; the longest pattern that matches a module decides its layer.
+#: itself and every ``p.*`` (``turs``, the package's ``__init__``, only itself); the longest
+#: pattern that matches a module decides its layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("settings and checks", ("turs._config", "turs._validation", "turs._fit_control", "turs.metrics", "turs.style")),
     ("data and encoding", ("turs.datasets", "turs.encoding", "turs.rules")),
@@ -129,7 +130,8 @@ def layer_of(module: str) -> int | None:
     best, best_len = None, -1
     for i, (_, patterns) in enumerate(LAYERS):
         for p in patterns:
-            if (module == p or module.startswith(p + ".")) and len(p) > best_len:
+            inside = p != PACKAGE and module.startswith(p + ".")  # the package itself places only itself
+            if (module == p or inside) and len(p) > best_len:
                 best, best_len = i, len(p)
     return best
 
