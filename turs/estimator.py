@@ -1,7 +1,6 @@
 """``TURSClassifier``: the scikit-learn estimator around the TURS search."""
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 
@@ -13,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted
 from . import edit, guided, model_file
 from .counting import pattern_counts, union_counts
 from .parse import ResolvedRule, resolve_rules
-from ._validation import _as_frame, _check_y
+from ._validation import _as_frame, _check_y, as_pandas
 from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, ColumnCache, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule, print_digits_table
@@ -253,6 +252,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, initial_rules=None):
         self._validate_params()
+        X = as_pandas(X)  # a polars or pyarrow table keeps its column names
         Xf = _as_frame(X, None)
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
