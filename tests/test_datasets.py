@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 
 import turs.datasets as td
-from turs.datasets import _fetch, _files, _load
+from turs.datasets import _fetch, _files
 from turs.datasets._registry import ADBENCH_COMMIT, DEFAULT_BASE_URL
 
 from _http_server import LocalServer, dead_url
@@ -539,7 +539,7 @@ def test_paper_tables():
         "table3_2_datasets", "table3_3_roc_auc", "table3_4_random_picking",
         "table3_5_total_literals", "table3_6_simulated_local_testing",
     ]
-    # the seed papers' tables (issue 21) sit beside the thesis' ones and load the same way
+    # the seed papers' tables sit beside the thesis' ones and load the same way
     seeds = [t for t in tables if t.startswith("table_seed")]
     assert {t.split("_")[1] for t in seeds} == {"seed002", "seed003", "seed004"}
     assert all(len(td.paper_table(t)) > 0 for t in seeds)

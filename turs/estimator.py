@@ -96,7 +96,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         An upper bound on the number of rules (None: stop only when the score stops improving).
     preferred_features : list of str (or int positions) or None, default None
         Columns of ``X`` (the DataFrame's names; a categorical column's one-hot literals count
-        as that column) a domain expert trusts (issue 20, S-CLASSY's Algorithm 1 for rule
+        as that column) a domain expert trusts (S-CLASSY's Algorithm 1 for unordered rule
         sets): before each rule search, one search per preferred column not yet used,
         restricted to rules with a literal on it; the best of those (by ``r``) is added if the
         search's own acceptance rule accepts it, and the columns it uses leave the preferred
