@@ -3,8 +3,8 @@
 One task is (dataset, fold, algorithm, settings); each finished task is one JSON record in the
 results directory, so a run that is stopped resumes where it was. Tasks run in worker processes
 (joblib/loky, or a Dask cluster), each in a child process that is killed when it exceeds the time
-limit. The same metric code (:mod:`turs.bench.metrics`) serves every algorithm through the
-:class:`~turs.bench.adapters.Adapter` interface.
+limit. The same metric code (:mod:`turs.metrics`) serves every algorithm through the
+:class:`~turs.adapter.Adapter` interface.
 
 >>> from turs.bench import make_tasks, run, summarize, compare     # doctest: +SKIP
 >>> tasks = make_tasks(["sklearn-iris", "sklearn-wine"], ["turs", "cart"], folds=[0, 1])
