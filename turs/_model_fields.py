@@ -17,11 +17,11 @@ import numpy as np
 
 __all__ = ["parse"]
 
-#: Most digits an integer of a model file can have: counts stay below 2^53 (16 digits), and a
-#: ``random_state`` below 2^128 (39). A longer one is refused with the field that holds it.
+#: Most digits an integer of a model file may have (its counts stay below 2^53: 16 digits); an
+#: integer longer than Python converts is refused with the field that holds it.
 MAX_INT_DIGITS = 40
 _MAX_COUNT = 2 ** 53  # counts are summed in float64 (turs.counting.union_counts): exact below this
-#: Nesting no field of a model file exceeds (the deepest, a trace's records, nest less than 10).
+#: Nesting no field of a model file exceeds (the deepest, a trace's records, nests 9 levels).
 MAX_DEPTH = 64
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # a JSON string, or a bracket outside one
 NOT_A_MODEL = "This JSON is not a TURS model written by TURSClassifier.to_json()"
@@ -42,9 +42,11 @@ def _int_or_long(text: str):
 
 
 def parse(text: str):
-    """The JSON value of ``text``. A ValueError names the field, and says what is wrong and the
-    fix, when the text is not JSON, nests deeper than :data:`MAX_DEPTH` or holds an integer of
-    more than :data:`MAX_INT_DIGITS` digits."""
+    """The JSON value of ``text``. A ValueError says what is wrong, where and the fix when the
+    text is not JSON, nests lists or objects deeper than Python's reader follows (about a
+    thousand levels: the field where the nesting passes :data:`MAX_DEPTH`), or holds an integer
+    longer than Python converts (the field that holds it). Shorter integers are the field
+    checks' to refuse."""
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
@@ -54,12 +56,13 @@ def parse(text: str):
         raise ValueError(f"{NOT_A_MODEL}: its field '{field or '(top level)'}' nests lists or objects {depth} levels "
                          f"deep, more than Python's JSON reader follows; no field of a model file nests more than "
                          f"{MAX_DEPTH}. Fix the field, or save the model again with TURSClassifier.to_json().") from None
-    except ValueError:  # an integer longer than Python converts (sys.get_int_max_str_digits())
-        pass
-    value = json.loads(text, parse_int=_int_or_long)
-    path, long = _first_long_int(value)
-    _fail(path, f"an integer of at most {MAX_INT_DIGITS} digits (no field of a model file holds a longer one)",
-          long)
+    except ValueError as e:  # an integer longer than Python converts (sys.get_int_max_str_digits())
+        error = e
+    found = _first_long_int(json.loads(text, parse_int=_int_or_long))
+    if found is None:
+        raise ValueError(f"{NOT_A_MODEL}: Python's JSON reader refused it ({error}).") from None
+    _fail(found[0], f"an integer of at most {MAX_INT_DIGITS} digits (no field of a model file holds a longer one)",
+          found[1])
 
 
 def _too_deep(text: str) -> tuple[str, int]:
@@ -85,8 +88,9 @@ def _too_deep(text: str) -> tuple[str, int]:
     return field, deepest
 
 
-def _first_long_int(value) -> tuple[str, LongInt]:
-    """The path and value of the first :class:`LongInt` in ``value`` (depth-first, no recursion)."""
+def _first_long_int(value) -> tuple[str, LongInt] | None:
+    """The path and value of the first :class:`LongInt` in ``value`` (depth-first, no recursion);
+    None if it has none."""
     stack = [("", value)]
     while stack:
         path, v = stack.pop()
@@ -96,7 +100,7 @@ def _first_long_int(value) -> tuple[str, LongInt]:
             stack.extend((_join(path, str(k)), x) for k, x in reversed(list(v.items())))
         elif isinstance(v, list):
             stack.extend((f"{path}[{i}]", x) for i, x in reversed(list(enumerate(v))))
-    raise AssertionError("parse_int made a LongInt")  # not reached: json.loads failed on a long integer
+    return None
 
 
 def _fail(path, expected, got):
