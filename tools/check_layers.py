@@ -7,7 +7,9 @@ The graph is read from the source (``ast``), not by importing it: every ``import
 ``from ... import`` in a module counts, at module level or inside a function or an
 ``if TYPE_CHECKING:`` block, because each says the module needs the other to mean what it says.
 ``from pkg import name`` is an edge to ``pkg.name`` when that is a module, else to ``pkg``
-(its ``__init__``). A package's ``__init__`` is the module named by the package.
+(its ``__init__``). A package's ``__init__`` is the module named by the package. Modules
+imported by name at run time (``importlib.import_module``) are not edges: the harness loads the
+competitors that way (``turs.bench.algorithms.PLUGIN_MODULES``), a descent.
 
 The layers below are the project's layout, lowest first. A module may import a module of its
 own layer or of a lower one; an import of a higher layer is a *climb*. Two modules of one layer
@@ -29,7 +31,7 @@ PACKAGE = "turs"
 #: itself and every ``p.*`` (``turs``, the package's ``__init__``, only itself); the longest
 #: pattern that matches a module decides its layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("settings and checks", ("turs._config", "turs._validation", "turs._fit_control", "turs.metrics", "turs.style")),
+    ("foundations: settings, input checks, metrics, figure style", ("turs._config", "turs._validation", "turs._fit_control", "turs.metrics", "turs.style")),
     ("data and encoding", ("turs.datasets", "turs.encoding", "turs.rules")),
     ("kernels", ("turs._core",)),
     ("MDL", ("turs.mdl", "turs.parse", "turs.counting")),
