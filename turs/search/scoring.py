@@ -10,7 +10,6 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 import numpy as np
 
