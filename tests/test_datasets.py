@@ -11,7 +11,6 @@ import dataclasses
 import hashlib
 import os
 import re
-import time
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +18,7 @@ import pandas as pd
 import pytest
 
 import turs.datasets as td
-from turs.datasets import _fetch, _load
+from turs.datasets import _fetch, _files
 from turs.datasets._registry import ADBENCH_COMMIT, DEFAULT_BASE_URL
 
 from _http_server import LocalServer, dead_url
@@ -233,22 +232,6 @@ def test_dataset_matches_table_3_2(name):
         assert (X.dtypes == np.float64).all()
 
 
-def test_loading_every_available_dataset_is_fast():
-    if DATA_DIR is None:
-        pytest.skip(NO_DATA)
-    _load._DIGESTS.clear()  # time the checksums too
-    names = [n for n, i in td.REGISTRY.items()
-             if i.available and (Path(DATA_DIR) / i.file).is_file()]
-    if not names:
-        pytest.skip(f"no thesis dataset file found in TURS_DATA_DIR={DATA_DIR}")
-    start = time.perf_counter()
-    for name in names:
-        td.load(name, data_dir=DATA_DIR)
-    elapsed = time.perf_counter() - start
-    print(f"loaded {len(names)} datasets (verified, preprocessed) in {elapsed:.2f} s")
-    assert elapsed < 60
-
-
 def test_preprocessed_columns_of_a_categorical_dataset():
     _file_or_skip("car")
     X, y = td.load("car", data_dir=DATA_DIR)
@@ -389,8 +372,8 @@ def test_checksum_is_computed_once_per_file_version(tmp_path, monkeypatch):
         td.REGISTRY["iris"], sha256=hashlib.sha256(path.read_bytes()).hexdigest())
     monkeypatch.setitem(td.REGISTRY, "iris", info)
     hashed = []
-    real_hash = _load._hash_file
-    monkeypatch.setattr(_load, "_hash_file", lambda p: hashed.append(p) or real_hash(p))
+    real_hash = _files._hash_file
+    monkeypatch.setattr(_files, "_hash_file", lambda p: hashed.append(p) or real_hash(p))
     for _ in range(3):
         td.load("iris", data_dir=path.parents[1])
     assert len(hashed) == 1
@@ -556,7 +539,7 @@ def test_paper_tables():
         "table3_2_datasets", "table3_3_roc_auc", "table3_4_random_picking",
         "table3_5_total_literals", "table3_6_simulated_local_testing",
     ]
-    # the seed papers' tables (issue 21) sit beside the thesis' ones and load the same way
+    # the seed papers' tables sit beside the thesis' ones and load the same way
     seeds = [t for t in tables if t.startswith("table_seed")]
     assert {t.split("_")[1] for t in seeds} == {"seed002", "seed003", "seed004"}
     assert all(len(td.paper_table(t)) > 0 for t in seeds)

@@ -1,4 +1,4 @@
-"""Editing a fitted model, scored exactly (issue 20, section 3): ``without_rule``, ``with_rule``,
+"""Editing a fitted model, scored exactly: ``without_rule``, ``with_rule``,
 ``replace_rule``, ``refit``, ``fit(initial_rules=...)`` and ``turs.compare``.
 
 An edited model's score is checked against ``turs.mdl_score`` computed from scratch on the same

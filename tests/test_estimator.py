@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import pickle
 import re
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -144,6 +145,25 @@ def test_printed_model_uses_dataframe_column_names(iris_model, iris):
     for i, rule in enumerate(iris_model.rules_):
         assert f"{i + 1:>3}. {rule}" in text
     assert str(iris_model.else_rule_) in text
+
+
+@pytest.mark.parametrize("library", ["polars", "pyarrow"])
+def test_polars_and_arrow_tables_keep_their_column_names(library):
+    """A table of another library fits, prints and predicts as the pandas DataFrame of the same
+    columns does: its column names, not x0, x1, ..."""
+    lib = pytest.importorskip(library)
+    X, y = categorical_data(seed=1, n=400)
+    X = X.assign(color=X["color"].astype(str).astype(object))
+    columns = {c: X[c].to_numpy() for c in X.columns}
+    table = lib.DataFrame(columns) if library == "polars" else lib.table(columns)
+    expected = TURSClassifier(beam_width=3).fit(X, y)
+    model = TURSClassifier(beam_width=3).fit(table, y)
+    assert_array_equal(model.feature_names_in_, ["color", "shape", "size"])
+    assert str(model) == str(expected) and not re.search(r"\bx\d+\b", str(model))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no "fitted without feature names" either way
+        assert_array_equal(model.predict_proba(table), expected.predict_proba(X))
+        assert_array_equal(expected.predict_proba(table), expected.predict_proba(X))
 
 
 def test_apply_equals_conditions_on_raw_columns(iris_model, iris):

@@ -1,4 +1,4 @@
-"""Human-guided TURS (issue 20, sections 1 and 2): ``preferred_features``,
+"""Human-guided TURS: ``preferred_features``,
 ``preferred_fallback``, ``forbidden_features`` and ``max_rule_length``.
 
 The defaults must leave every fit as it was (rules and MDL score, bit for bit); a forbidden

@@ -417,6 +417,66 @@ def test_not_a_model_file():
         TURSClassifier.from_json("[1, 2]")
 
 
+def test_deeply_nested_json_names_the_field_instead_of_recursing():
+    deep = '{"format": "turs-model/2", "params": ' + "[" * 10_000 + "]" * 10_000 + "}"
+    with pytest.raises(ValueError) as e:
+        TURSClassifier.from_json(deep)
+    assert str(e.value).startswith("This JSON is not a TURS model written by TURSClassifier.to_json(): its field "
+                                   "'params' nests lists or objects 10001 levels deep"), str(e.value)
+    assert "save the model again with TURSClassifier.to_json()" in str(e.value)
+    with pytest.raises(ValueError, match=r"field '\(top level\)' nests lists or objects 5000 levels deep"):
+        TURSClassifier.from_json("[" * 5_000 + "]" * 5_000)
+    # brackets inside strings are text, not nesting
+    with pytest.raises(ValueError, match="field 'b' nests lists or objects 3001 levels deep"):
+        TURSClassifier.from_json('{"a": "[[[{{{", "b": ' + "[" * 3_000 + "]" * 3_000 + "}")
+
+
+def test_an_integer_too_long_for_python_names_its_field(saved):
+    text = json.dumps(saved["numeric"][1])
+    n_train = saved["numeric"][1]["n_train"]
+    long = text.replace(f'"n_train": {n_train}', '"n_train": ' + "9" * 5_000)
+    with pytest.raises(ValueError) as e:
+        TURSClassifier.from_json(long)
+    assert str(e.value) == ("Model file field 'n_train': expected an integer of at most 40 digits (no field of a "
+                            "model file holds a longer one); got an integer of 5000 digits. Fix the field, or save "
+                            "the model again with TURSClassifier.to_json().")
+    # deep inside a list, and negative
+    counts = json.dumps(saved["numeric"][1]["patterns"][0]["class_counts"])
+    inner = text.replace(counts, "[-" + "1" * 4_400 + ", 3]", 1)
+    with pytest.raises(ValueError, match=r"^Model file field 'patterns\[0\]\.class_counts\[0\]': expected an "
+                                         r"integer of at most 40 digits.*got an integer of 4400 digits"):
+        TURSClassifier.from_json(inner)
+    # 41 digits: a number Python reads, refused by the field's own check
+    _refused(json.loads(text.replace(f'"n_train": {n_train}', '"n_train": ' + "9" * 41)), "n_train",
+             "an integer from 1 to")
+
+
+def test_far_more_rules_than_the_patterns_name_are_refused_before_they_are_read(saved, monkeypatch):
+    d = copy.deepcopy(saved["numeric"][1])
+    named = sum(len(p["rules"]) for p in d["patterns"])
+    d["rules"] = d["rules"] * 5_000
+    checked = []
+    import turs.model_file as mf
+    real = mf._check_rule
+    monkeypatch.setattr(mf, "_check_rule", lambda *a, **k: checked.append(1) or real(*a, **k))
+    message = _refused(d, "rules", f"at most {named} rules (every rule is in the rules of a pattern, and the "
+                                   f"patterns name {named} in all)")
+    assert f"got '{len(d['rules'])} rules'" in message and checked == []
+    # as many rules as the patterns name, but not as many as the breakdown counts
+    d = copy.deepcopy(saved["numeric"][1])
+    d["mdl_breakdown"]["n_rules"] += 1
+    _refused(d, "rules", f"{d['mdl_breakdown']['n_rules']} rules (mdl_breakdown.n_rules)")
+    assert checked == []
+
+
+def test_a_pattern_table_too_large_to_hold_is_refused(saved, monkeypatch):
+    import turs.model_file as mf
+    d = saved["numeric"][1]
+    K, P = len(d["rules"]), len(d["patterns"])
+    monkeypatch.setattr(mf, "_MAX_PATTERN_CELLS", K * P - 1)
+    _refused(d, "patterns", f"at most {K * P - 1:,} patterns x rules (the model holds a table of them)")
+
+
 # -------------------------------------------------------------- 6. format 1 files
 @pytest.mark.parametrize("name", ["iris", "categorical"])
 def test_format_1_files_are_converted_exactly(name):

@@ -179,8 +179,7 @@ def test_notebooks_started_together_do_not_share_kernel_ports(tmp_path):
 
 # --- tools/replay_kernel.py fit-costs ----------------------------------------------------------
 # The union build's cost model is refitted with it, so its instrumented kernel must still find
-# its lines in the kernel, and its fit must recover known constants (docs/performance.md,
-# eleventh stop).
+# its lines in the kernel, and its fit must recover known constants (docs/performance.md).
 
 
 @pytest.fixture(scope="module")

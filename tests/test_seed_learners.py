@@ -200,7 +200,7 @@ def test_dataframe_names_appear_in_the_rules():
 
 
 def test_breast_cancer_three_fold_accuracy():
-    """The issue's bar: >= 0.90 mean 3-fold accuracy with the default settings."""
+    """The submodular rule set reaches >= 0.90 mean 3-fold accuracy with the default settings."""
     X, y = load_breast_cancer(return_X_y=True)
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
     acc = cross_val_score(sm.SubmodularRuleSetClassifier(), X, y, cv=cv)
@@ -407,7 +407,7 @@ def test_notebook_quick_profile(tmp_path):
 
 
 def test_estimators_are_importable_from_turs_competitors():
-    """The issue asks for the estimators 'in turs.competitors': the package exports them."""
+    """The seed learners' estimators are importable from ``turs.competitors``."""
     import turs.competitors as comp
 
     assert comp.SubmodularRuleSetClassifier is sm.SubmodularRuleSetClassifier

@@ -42,10 +42,32 @@ def _data_conversion_warning():
     return DataConversionWarning
 
 
+def as_pandas(X):
+    """``X`` as a pandas DataFrame with its own column names when it is another library's table
+    (polars, pyarrow: anything with string ``columns`` or ``column_names`` that speaks the Arrow
+    or the dataframe interchange protocol), column by column through numpy; any other ``X`` as is."""
+    if X is None or isinstance(X, (pd.DataFrame, np.ndarray)):
+        return X
+    if not (hasattr(X, "__arrow_c_stream__") or hasattr(X, "__dataframe__")):
+        return X
+    names = getattr(X, "column_names", None)  # pyarrow.Table (whose `columns` are the arrays)
+    if names is None:
+        names = getattr(X, "columns", None)  # polars
+    if names is None or not all(isinstance(c, str) for c in names):
+        return X
+    names = list(names)
+    columns = {}
+    for name in names:
+        col = X[name]
+        columns[name] = col.to_numpy() if hasattr(col, "to_numpy") else np.asarray(col)
+    return pd.DataFrame(columns, columns=names)
+
+
 def _as_frame(X, fitted) -> pd.DataFrame:
     """Validate ``X`` and return it as a DataFrame with string column names."""
     if X is None:
         raise ValueError("X is None; pass a 2-D table of features.")
+    X = as_pandas(X)
     if isinstance(X, pd.DataFrame):
         _check_unique_columns(X)
         df = X

@@ -1,4 +1,4 @@
-"""Editing a fitted TURS model, scored exactly (issue 20, section 3), and comparing two models.
+"""Editing a fitted TURS model, scored exactly, and comparing two models.
 
 ``TURSClassifier.without_rule(i)``, ``with_rule(rule)``, ``replace_rule(i, rule)`` return a new
 fitted model (the original is unchanged) whose rule set is the edited one: its class
@@ -25,38 +25,12 @@ import pandas as pd
 
 from ._core.regret import log2_regret_table
 from .mdl import MDLBreakdown, cover_matrix, model_bits_total, nll_bits, score_literals
-from .model_file import pattern_counts, union_counts
+from .counting import pattern_counts, union_counts
 from .parse import resolve_rules
-from .rules import print_digits
+from .metrics import roc_auc
+from .rules import print_digits_table  # noqa: F401  (also importable from here)
 
 __all__ = ["compare", "print_digits_table"]
-
-
-# ----------------------------------------------------------------------------- printing
-def print_digits_table(encoder, Xe: np.ndarray, rules_literals=(), table: dict | None = None) -> dict:
-    """``{(encoded column, threshold): digits}`` for the thresholds that need more than 6
-    significant digits to separate the training values ``Xe`` as they do
-    (:func:`turs.rules.print_digits`): every candidate cut point of the numeric columns and
-    every threshold of ``rules_literals``. ``table``: an existing table to extend (a copy)."""
-    out = dict(table or {})
-    wanted: dict = {}
-    for j, col in enumerate(encoder.columns_):
-        if col.kind == "numeric" and table is None:
-            wanted.setdefault(j, set()).update(float(c) for c in col.cuts)
-    for lits in rules_literals:
-        for j, low, high in lits:
-            if encoder.columns_[j].kind == "numeric":
-                wanted.setdefault(j, set()).update(float(v) for v in (low, high) if v is not None)
-    for j, cuts in wanted.items():
-        cuts = [c for c in cuts if (j, c) not in out]
-        if not cuts:
-            continue
-        values = np.unique(Xe[:, j])
-        for c in cuts:
-            digits = print_digits(c, values)
-            if digits is not None:
-                out[(j, c)] = digits
-    return out
 
 
 # ------------------------------------------------------------------------ training data
@@ -211,12 +185,10 @@ def compare(model_a, model_b, X=None, y=None, names=("A", "B")) -> pd.DataFrame:
     Rows: the MDL score on each model's training data and its parts (data code, regret, model
     code ``L(M)``, bits), the number of rules and of literals, the training ROC-AUC (from the
     class counts per training cover pattern: no data needed), the ROC-AUC on ``X, y`` (the
-    study's measure, :func:`turs.bench.metrics.roc_auc`; NaN without ``X, y``), and the rules
+    study's measure, :func:`turs.metrics.roc_auc`; NaN without ``X, y``), and the rules
     only in that model (their condition text, a list; rules with the same conditions in both
     are shared). MDL scores are comparable when both models were fitted on the same data.
     """
-    from .bench.metrics import roc_auc
-
     names = list(names)
     if len(names) != 2 or names[0] == names[1]:
         raise ValueError(f"names must be two different column names. Got {names!r}.")
@@ -241,7 +213,7 @@ def compare(model_a, model_b, X=None, y=None, names=("A", "B")) -> pd.DataFrame:
 
 def _train_auc(model) -> float:
     """ROC-AUC on the training rows, from the class counts per cover pattern (each pattern's
-    rows share their predicted probabilities), as :func:`turs.bench.metrics.roc_auc` defines it."""
+    rows share their predicted probabilities), as :func:`turs.metrics.roc_auc` defines it."""
     from sklearn.metrics import roc_auc_score
 
     patterns, counts = model._patterns_, model._pattern_counts_

@@ -1,7 +1,6 @@
 """``TURSClassifier``: the scikit-learn estimator around the TURS search."""
 from __future__ import annotations
 
-import math
 import numbers
 import warnings
 
@@ -11,12 +10,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import edit, guided, model_file
-from .model_file import pattern_counts, union_counts
+from .counting import pattern_counts, union_counts
 from .parse import ResolvedRule, resolve_rules
-from ._validation import _as_frame, _check_y
+from ._validation import _as_frame, _check_y, as_pandas
 from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, ColumnCache, cover_matrix, score_literals
-from .rules import Condition, ElseRule, Rule
+from .rules import Condition, ElseRule, Rule, print_digits_table
 from ._fit_control import fit_control
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .search.sampled import SampledSearch, sample_when_costly, uses_sample
@@ -97,7 +96,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         An upper bound on the number of rules (None: stop only when the score stops improving).
     preferred_features : list of str (or int positions) or None, default None
         Columns of ``X`` (the DataFrame's names; a categorical column's one-hot literals count
-        as that column) a domain expert trusts (issue 20, S-CLASSY's Algorithm 1 for rule
+        as that column) a domain expert trusts (S-CLASSY's Algorithm 1 for unordered rule
         sets): before each rule search, one search per preferred column not yet used,
         restricted to rules with a literal on it; the best of those (by ``r``) is added if the
         search's own acceptance rule accepts it, and the columns it uses leave the preferred
@@ -253,6 +252,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     def _fit(self, X, y, initial_rules=None):
         self._validate_params()
+        X = as_pandas(X)  # a polars or pyarrow table keeps its column names
         Xf = _as_frame(X, None)
         if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
             self.feature_names_in_ = np.asarray(X.columns, dtype=object)
@@ -274,7 +274,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         fixed = [] if initial_rules is None else resolve_rules(
             initial_rules, self.encoder_, Xe, self.model_encoding)
         guided.check_given_rules(fixed, constraints, self.encoder_)
-        self._digits_ = edit.print_digits_table(self.encoder_, Xe, [r.literals for r in fixed])
+        self._digits_ = print_digits_table(self.encoder_, Xe, [r.literals for r in fixed])
         data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
                           self.encoder_.binary_, len(self.classes_), self.model_encoding)
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,

@@ -1,6 +1,6 @@
-"""Human-guided TURS (issue 20): the estimator's ``preferred_features``, ``preferred_fallback``,
+"""Human-guided TURS: the estimator's ``preferred_features``, ``preferred_fallback``,
 ``forbidden_features`` and ``max_rule_length``, checked and turned into the search's
-:class:`~turs.search.beam.SearchConstraints`.
+:class:`~turs.search.settings.SearchConstraints`.
 
 The names are source columns, the table's column names (``str(name)`` for an array's
 positional columns): a categorical column's one-hot literals (``color = red``) count as that
@@ -13,12 +13,9 @@ import numbers
 
 import numpy as np
 
-from .search.beam import SearchConstraints
+from .search.settings import SearchConstraints
 
 __all__ = ["check_guidance", "search_constraints", "check_given_rules", "source_columns_of"]
-
-_LISTS = ("preferred_features", "forbidden_features")
-
 
 def _names(value, param: str) -> tuple | None:
     """``value`` (None or a list/tuple/array of column names, or of int positions) as a tuple,

@@ -14,7 +14,7 @@ row (its size is bounded by the rules and their cover patterns, not by the rows)
   training rows has ``"digits": 7..17`` (:func:`turs.rules.print_digits`; printing only).
 * ``patterns``: for each distinct set of rules that covers a training row (``"rules": []``: the
   else-rule's rows), the class counts of those rows. The union estimate (Eq. 3.5) of any set of
-  rules, seen in training or not, is a sum of these counts (:func:`union_counts`); ``n_train``
+  rules, seen in training or not, is a sum of these counts (:func:`turs.counting.union_counts`); ``n_train``
   is their total.
 * ``encoder`` (input columns, categorical levels, candidate cut points: part of the model code),
   ``params`` (the hyper-parameters), ``classes``, ``n_features_in``, ``feature_names_in``,
@@ -36,12 +36,14 @@ import binascii
 import dataclasses
 import json
 import math
-import numbers
 import warnings
 
 import numpy as np
 
 from ._core.codes import log2_factorial, universal_integer_code
+from .counting import pattern_counts, union_counts  # noqa: F401  (also importable from here)
+from ._model_fields import (_MAX_COUNT, NOT_A_MODEL, _bool, _counts, _fail, _int, _is_int, _items, _join, _keys,
+                           _kind, _label, _list, _number, _plain, _same, _show, _str, parse)
 from .encoding import MAX_CUT_POINTS, FeatureEncoder
 from .mdl import MDLBreakdown
 from .rules import LOWER_OPS, UPPER_OPS, bound_of_cut, cut_of_bound
@@ -54,51 +56,8 @@ _TOP = ("format", "params", "classes", "n_features_in", "feature_names_in", "enc
 _V1_TOP = ("format", "params", "classes", "n_features_in", "feature_names_in", "encoder", "bin_literals",
            "y_train", "train_covers", "train_covers_shape", "n_train", "mdl_breakdown", "trace")
 _ENCODER = ("n_cut_points", "input_columns", "from_dataframe", "categorical_levels", "columns", "binary")
+_MAX_PATTERN_CELLS = 2 ** 31  # patterns x rules: the model's (P, K) table of bools
 _TRACE = ("searches", "initial_mdl", "n_train", "feature_names", "classes", "cuts", "column_kinds")
-_MAX_COUNT = 2 ** 53  # counts are summed in float64 (union_counts): exact below this
-
-
-# ------------------------------------------------------------------- pattern counts
-def pattern_counts(covers: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct cover patterns of the rows and the class counts of the rows with each.
-
-    ``covers``: (n, K) bool, ``y``: (n,) class codes. Returns ``(patterns, counts)``: (P, K)
-    bool, the empty pattern (the else-rule's rows) included when a row has it, ordered by the
-    number of rules, then the rule indices; (P, n_classes) int64. Nothing else about the rows
-    is needed for the union estimate of any set of rules (:func:`union_counts`).
-    """
-    n, K = covers.shape
-    if K == 0:
-        patterns, inverse = np.zeros((1 if n else 0, 0), dtype=bool), np.zeros(n, dtype=np.int64)
-    else:  # the rows as byte strings: one sort of n keys, not numpy's row-wise unique (a lexsort)
-        packed = np.ascontiguousarray(np.packbits(covers, axis=1))
-        keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
-        uniq, inverse = np.unique(keys, return_inverse=True)
-        patterns = np.unpackbits(uniq.view(np.uint8).reshape(len(uniq), -1), axis=1, count=K).astype(bool)
-    counts = np.bincount(inverse.ravel() * n_classes + y, minlength=len(patterns) * n_classes)
-    counts = counts.reshape(len(patterns), n_classes).astype(np.int64)
-    order = sorted(range(len(patterns)),
-                   key=lambda p: (int(patterns[p].sum()), np.flatnonzero(patterns[p]).tolist()))
-    return patterns[order].astype(bool), counts[order]
-
-
-def union_counts(queries: np.ndarray, patterns: np.ndarray, counts: np.ndarray) -> np.ndarray:
-    """Class counts of the training rows in the union of the covers of each query's rules (Eq. 3.5).
-
-    A training row is in the union of the covers of the rules ``q`` exactly when its own cover
-    pattern shares a rule with ``q``: the counts are the sums of the pattern counts over those
-    patterns, exact also for a ``q`` no training row had. (q, K) bool -> (q, C) float64 holding
-    integers (exact below 2^53 rows). The empty query gives zeros.
-    """
-    q = np.asarray(queries, dtype=np.float64)
-    p = np.asarray(patterns, dtype=np.float64)
-    c = np.asarray(counts, dtype=np.float64)
-    out = np.empty((len(q), c.shape[1]))
-    step = 4096  # bounds the (queries x patterns) intermediate
-    for a in range(0, len(q), step):
-        shares = (q[a:a + step] @ p.T) > 0
-        out[a:a + step] = shares.astype(np.float64) @ c
-    return out
 
 
 # -------------------------------------------------------------------------- writing
@@ -153,11 +112,7 @@ def loads(cls, text):
         text = bytes(text).decode("utf-8", errors="replace")
     if not isinstance(text, str):
         raise ValueError(f"from_json expects the text of a model file (a str). Got {type(text).__name__}.")
-    try:
-        d = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise ValueError("This JSON is not a TURS model written by TURSClassifier.to_json(): it is not valid "
-                         f"JSON ({e}).") from None
+    d = parse(text)
     fmt = d.get("format") if isinstance(d, dict) else None
     if fmt == FORMAT_V1:
         d = _from_v1(d)
@@ -165,13 +120,14 @@ def loads(cls, text):
                       "every rule's cover row by row; it was converted exactly. Save the model again with "
                       "to_json() to get a file without them.", UserWarning, stacklevel=3)
     elif fmt != FORMAT:
-        raise ValueError(f"This JSON is not a TURS model written by TURSClassifier.to_json(): its 'format' is "
+        raise ValueError(f"{NOT_A_MODEL}: its 'format' is "
                          f"{fmt!r}; this version of turs reads {FORMAT!r} (and converts {FORMAT_V1!r}).")
     return _build(cls, _check(d, cls))
 
 
 def _check(d: dict, cls) -> dict:
     _keys(d, "", _TOP)
+    _check_sizes(d)
     out = {"params": _check_params(d["params"], cls)}
     classes = out["classes"] = _check_classes(d["classes"], "classes")
     C = len(classes)
@@ -212,6 +168,24 @@ def _check(d: dict, cls) -> dict:
     out["mdl_breakdown"] = _check_breakdown(d["mdl_breakdown"], "mdl_breakdown", K, patterns, counts)
     out["trace"] = _check_trace(d["trace"], "trace", n_train, classes, enc)
     return out
+
+
+def _check_sizes(d: dict) -> None:
+    """The sizes of the rules and the patterns, before any of their items is read: a file with
+    more rules than its patterns name, or than its breakdown counts, is refused at once."""
+    rules = _list(d["rules"], "rules")
+    patterns = _list(d["patterns"], "patterns")
+    named = sum(len(p["rules"]) for p in patterns if isinstance(p, dict) and isinstance(p.get("rules"), list))
+    if len(rules) > named:
+        _fail("rules", f"at most {named} rules (every rule is in the rules of a pattern, and the patterns name "
+              f"{named} in all)", f"{len(rules)} rules")
+    bd = d["mdl_breakdown"]
+    if isinstance(bd, dict) and _is_int(bd.get("n_rules")) and bd["n_rules"] != len(rules):
+        _fail("rules", f"{bd['n_rules']} rules (mdl_breakdown.n_rules)", f"{len(rules)} rules")
+    if len(patterns) * len(rules) > _MAX_PATTERN_CELLS:
+        _fail("patterns", f"at most {_MAX_PATTERN_CELLS:,} patterns x rules (the model holds a table of them); "
+              f"{len(rules)} rules allow {_MAX_PATTERN_CELLS // max(len(rules), 1):,} patterns",
+              f"{len(patterns)} patterns")
 
 
 def _build(cls, spec: dict):
@@ -517,102 +491,3 @@ def _b64(v, path, dtype, length) -> np.ndarray:
     return np.frombuffer(raw, dtype=dtype)
 
 
-# ------------------------------------------------------------------------- helpers
-def _fail(path, expected, got):
-    raise ValueError(f"Model file field '{path or '(top level)'}': expected {expected}; got {_show(got)}. Fix "
-                     "the field, or save the model again with TURSClassifier.to_json().")
-
-
-def _show(v) -> str:
-    text = repr(v)
-    return text if len(text) <= 100 else text[:97] + "..."
-
-
-def _join(path, key) -> str:
-    key_text = f".{key}" if key.isidentifier() else f"[{key!r}]"
-    return f"{path}{key_text}" if path else key
-
-
-def _keys(v, path, required, optional=(), allow_more=False):
-    """``v`` is an object with every ``required`` key and, unless ``allow_more``, no key outside
-    ``required`` and ``optional``."""
-    if not isinstance(v, dict):
-        _fail(path, f"an object with the keys {list(required) + list(optional)}", v)
-    for k in required:
-        if k not in v:
-            _fail(_join(path, k), "a value (the field is required)", "nothing: the field is missing")
-    unknown = [k for k in v if k not in required and k not in optional]
-    if unknown and not allow_more:
-        _fail(path, f"only the keys {list(required) + list(optional)}", f"the unknown key(s) {unknown}")
-
-
-def _is_int(v) -> bool:
-    return isinstance(v, numbers.Integral) and not isinstance(v, (bool, np.bool_))
-
-
-def _int(v, path, low=None, high=None, what=None):
-    if not _is_int(v) or (low is not None and v < low) or (high is not None and v > high):
-        rng = (f" from {low} to {high}" if high is not None else f" >= {low}") if low is not None else ""
-        _fail(path, what or f"an integer{rng}", v)
-    return int(v)
-
-
-def _number(v, path, low=None):
-    ok = isinstance(v, (int, float)) and not isinstance(v, bool)
-    try:
-        f = float(v) if ok else math.nan
-    except OverflowError:
-        f = math.nan
-    if not math.isfinite(f) or (low is not None and f < low):
-        _fail(path, "a finite number" + (f" >= {low}" if low is not None else ""), v)
-    return f
-
-
-def _str(v, path):
-    if not isinstance(v, str):
-        _fail(path, "a string", v)
-    return v
-
-
-def _bool(v, path):
-    if not isinstance(v, bool):
-        _fail(path, "true or false", v)
-    return v
-
-
-def _list(v, path, length=None, what=None):
-    if not isinstance(v, list) or (length is not None and len(v) != length):
-        _fail(path, what or ("a list" if length is None else f"a list of {length}"), v)
-    return v
-
-
-def _items(v, path, check) -> list:
-    """``check(item, path)`` of every item of the list ``v``."""
-    return [check(x, f"{path}[{i}]") for i, x in enumerate(_list(v, path))]
-
-
-def _counts(v, path, C) -> list:
-    items = _list(v, path, C, f"a list of {C} counts (one per class)")
-    return [_int(x, f"{path}[{i}]", 0, _MAX_COUNT, "a count (an integer >= 0)") for i, x in enumerate(items)]
-
-
-def _label(v, path):
-    """A class label or a categorical level: a string, true/false or a finite number."""
-    if isinstance(v, (str, bool)):
-        return v
-    if isinstance(v, float) and math.isfinite(v) or isinstance(v, int) and -2 ** 63 <= v < 2 ** 63:
-        return v
-    _fail(path, "a label (a string, a finite number, an integer within int64, or true/false)", v)
-
-
-def _kind(v) -> str:
-    return "bool" if isinstance(v, bool) else "str" if isinstance(v, str) else "number"
-
-
-def _same(a, b) -> bool:
-    """Labels equal and of the same kind (1 == True in Python; not here)."""
-    return _kind(a) == _kind(b) and a == b
-
-
-def _plain(v):
-    return v.item() if isinstance(v, np.generic) else v

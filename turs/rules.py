@@ -213,6 +213,33 @@ def print_digits(cut: float, values: np.ndarray) -> int | None:
     return 17  # not reached: 17 significant digits give the float itself
 
 
+def print_digits_table(encoder, Xe: np.ndarray, rules_literals=(), table: dict | None = None) -> dict:
+    """``{(encoded column, threshold): digits}`` for the thresholds that need more than 6
+    significant digits to separate the training values ``Xe`` as they do
+    (:func:`print_digits`): every candidate cut point of the numeric columns and
+    every threshold of ``rules_literals``. ``encoder``: the fitted
+    :class:`turs.encoding.FeatureEncoder` of ``Xe``. ``table``: an existing table to extend (a copy)."""
+    out = dict(table or {})
+    wanted: dict = {}
+    for j, col in enumerate(encoder.columns_):
+        if col.kind == "numeric" and table is None:
+            wanted.setdefault(j, set()).update(float(c) for c in col.cuts)
+    for lits in rules_literals:
+        for j, low, high in lits:
+            if encoder.columns_[j].kind == "numeric":
+                wanted.setdefault(j, set()).update(float(v) for v in (low, high) if v is not None)
+    for j, cuts in wanted.items():
+        cuts = [c for c in cuts if (j, c) not in out]
+        if not cuts:
+            continue
+        values = np.unique(Xe[:, j])
+        for c in cuts:
+            digits = print_digits(c, values)
+            if digits is not None:
+                out[(j, c)] = digits
+    return out
+
+
 #: What a column name or a level must not hold unquoted in a rule's text (turs.parse_rule).
 _NEEDS_QUOTES = re.compile(r"[<>=!`]|(?<!\S)(AND|THEN)(?!\S)|^\s*IF(?!\S)|^\s|\s$|^$")
 

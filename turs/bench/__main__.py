@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from .algorithms import list_algorithms
-from .profiles import PROFILES, get_profile
+from .profiles import PROFILES, get_profile, register_seed_datasets
 from .runner import BACKENDS, run
 from .summary import compare, summarize, write_table
 from .tasks import N_FOLDS, make_tasks
@@ -78,8 +78,6 @@ def _cmd_run(args) -> int:
     if args.backend == "dask" and not args.scheduler:
         print("error: --backend dask needs --scheduler ADDRESS (e.g. tcp://127.0.0.1:8786)", file=sys.stderr)
         return 2
-    from ..competitors.seeds import register_seed_datasets
-
     register_seed_datasets()  # the seed papers' variants (seed-heart, seed-campaign) by name
     profile = get_profile(args.profile)
     datasets = _csv(args.datasets) if args.datasets else list(profile.datasets)

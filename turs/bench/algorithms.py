@@ -1,4 +1,4 @@
-"""Registry of the benchmark's algorithms: a name -> an :class:`~turs.bench.adapters.Adapter` factory.
+"""Registry of the benchmark's algorithms: a name -> an :class:`~turs.adapter.Adapter` factory.
 
 Built in: ``turs`` (the estimator's defaults: the thesis settings, beam width 10 and 20 cut
 points, with the model code and beam bookkeeping of the authors' implementation), the ablations

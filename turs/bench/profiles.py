@@ -38,6 +38,7 @@ __all__ = [
     "get_profile",
     "load_dataset",
     "register_dataset",
+    "register_seed_datasets",
     "unregister_dataset",
 ]
 
@@ -106,6 +107,15 @@ def register_dataset(name: str, loader: Callable[[], tuple[pd.DataFrame, pd.Seri
         if name in _LOADERS and not replace:
             raise ValueError(f"Dataset {name!r} is already registered; pass replace=True to replace it.")
         _LOADERS[name] = loader
+
+
+def register_seed_datasets() -> None:
+    """Make the seed check's extra datasets benchmark datasets (idempotent): ``seed-heart`` and
+    ``seed-campaign``, loaded by :data:`turs.competitors.seeds.SEED_DATASETS`."""
+    from ..competitors.seeds import SEED_DATASETS
+
+    for name, loader in SEED_DATASETS.items():
+        register_dataset(name, loader, replace=True)
 
 
 def unregister_dataset(name: str) -> None:

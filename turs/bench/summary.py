@@ -14,7 +14,7 @@ from .tasks import RECORD_FIELDS
 
 __all__ = ["EXPORT_COLUMNS", "Comparison", "compare", "export_tasks", "summarize", "write_table"]
 
-#: Acceptance thresholds of the reproduction check (issue #4).
+#: Acceptance thresholds of the reproduction check (TURS against the thesis' tables).
 AUC_TOLERANCE = 0.02
 RP_TOLERANCE = 0.01
 LITERALS_FACTOR = 1.5

@@ -1,4 +1,4 @@
-"""Competitor learners of the thesis' benchmark (Section 3.6), each as a ``turs.bench`` Adapter.
+"""Competitor learners of the thesis' benchmark (Section 3.6), each an :class:`turs.adapter.Adapter` the benchmark runs.
 
 ===========  =======================================  ==========================================
 name         library                                  adapter

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ..bench.adapters import Adapter
+from ..adapter import Adapter
 
 INSTALL_HINT = (
     "Install the competitor libraries with `bash .ci/install-competitors.sh` "

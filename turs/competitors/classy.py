@@ -25,7 +25,7 @@ import types
 import numpy as np
 import pandas as pd
 
-from ..bench.adapters import ExtractedRule
+from ..adapter import ExtractedRule
 from ._common import CompetitorAdapter, first_match_masks, import_or_hint, label_strings
 
 __all__ = ["CLASSYAdapter", "apply_shims"]

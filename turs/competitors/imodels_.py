@@ -30,7 +30,7 @@ import warnings
 
 import numpy as np
 
-from ..bench.adapters import ExtractedRule
+from ..adapter import ExtractedRule
 from ._common import (
     CompetitorAdapter, QuantileBinarizer, first_match_masks, fmt, import_or_hint, label_strings, one_hot,
 )

@@ -18,7 +18,7 @@ import warnings
 
 import numpy as np
 
-from ..bench.adapters import ExtractedRule
+from ..adapter import ExtractedRule
 from ._common import CompetitorAdapter, import_or_hint, label_strings
 
 __all__ = ["CN2Adapter"]

@@ -26,7 +26,7 @@ import re
 
 import numpy as np
 
-from ..bench.adapters import ExtractedRule
+from ..adapter import ExtractedRule
 from ._common import CompetitorAdapter, first_match_masks, fmt, import_or_hint, label_strings
 
 __all__ = ["C45Adapter", "RIPPERAdapter", "OneRAdapter", "start_jvm", "jvm_running"]

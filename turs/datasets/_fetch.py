@@ -34,7 +34,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ._load import ENV_DATA_DIR, cache_dir, get_info, sha256_file
+from ._files import ENV_DATA_DIR, cache_dir, get_info, sha256_file
 from ._registry import DEFAULT_BASE_URL, LARGE_DATASETS, REGISTRY, DatasetInfo
 
 __all__ = [

@@ -15,68 +15,20 @@ how to fix it.
 """
 from __future__ import annotations
 
-import difflib
-import hashlib
 import os
-import threading
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import platformdirs
 
-from ._bundled import BUNDLED
+from . import _fetch
+from ._files import ENV_CACHE_DIR, ENV_DATA_DIR, cache_dir, get_info, sha256_file
 from ._preprocess import preprocess_features
-from ._registry import LARGE_DATASETS, REGISTRY, DatasetInfo
+from ._registry import REGISTRY, DatasetInfo
 
 __all__ = ["load", "get_info", "dataset_path", "cache_dir", "sha256_file"]
 
-ENV_DATA_DIR = "TURS_DATA_DIR"
-ENV_CACHE_DIR = "TURS_CACHE_DIR"
 ID_COLUMN_NAME = "row_id"
-
-_ALIASES = {"smt": "smtp"}  # Table 3.2 prints "smt" where the other tables say "smtp"
-
-# (resolved path, mtime_ns, size) -> sha256 hex digest, so repeated loads hash a file once.
-_DIGESTS: dict[tuple[str, int, int], str] = {}
-_DIGESTS_LOCK = threading.Lock()
-
-
-def get_info(name: str) -> DatasetInfo:
-    """The registry entry of a thesis dataset (:data:`REGISTRY`) or of a scale-benchmark dataset
-    (:data:`LARGE_DATASETS`); case-insensitive, and ``"smt"`` means ``"smtp"``."""
-    if not isinstance(name, str):
-        raise TypeError(f"Dataset name must be a str. Got {type(name).__name__} instead.")
-    key = name.strip().lower()
-    key = _ALIASES.get(key, key)
-    if key in REGISTRY:
-        return REGISTRY[key]
-    if key in LARGE_DATASETS:
-        return LARGE_DATASETS[key]
-    hint = ""
-    if key in BUNDLED:
-        hint = f" {name!r} is a bundled dataset: use turs.datasets.load_bundled({key!r})."
-    else:
-        known = list(REGISTRY) + list(LARGE_DATASETS) + list(BUNDLED)
-        close = difflib.get_close_matches(key, known, n=1)
-        if close:
-            hint = f" Did you mean {close[0]!r}?"
-    raise ValueError(
-        f"Unknown dataset {name!r}.{hint} Thesis datasets: {', '.join(REGISTRY)}. "
-        f"Scale-benchmark datasets (profile 'large'): {', '.join(LARGE_DATASETS)}. "
-        f"Bundled datasets (load_bundled): {', '.join(BUNDLED)}."
-    )
-
-
-def cache_dir() -> Path:
-    """The cache folder: ``$TURS_CACHE_DIR``, else ``pooch.os_cache("turs")`` (not created).
-
-    That is the platform's user cache folder for ``turs`` (``platformdirs.user_cache_path``;
-    ``~/.cache/turs`` on Linux). ``python -m turs.datasets fetch`` fills it when neither
-    ``--dest`` nor ``$TURS_DATA_DIR`` is given, and :func:`load` looks there last.
-    """
-    env = os.environ.get(ENV_CACHE_DIR, "").strip()
-    return Path(env).expanduser() if env else platformdirs.user_cache_path("turs")
 
 
 def _search_dirs(data_dir) -> list[tuple[Path | None, str]]:
@@ -88,28 +40,6 @@ def _search_dirs(data_dir) -> list[tuple[Path | None, str]]:
     dirs.append((Path(env).expanduser() if env else None, f"${ENV_DATA_DIR}"))
     dirs.append((cache_dir(), f"cache folder: ${ENV_CACHE_DIR} or the user cache"))
     return dirs
-
-
-def sha256_file(path: str | os.PathLike) -> str:
-    """SHA-256 hex digest of a file, remembered per (path, mtime, size) within the process."""
-    path = Path(path)
-    stat = path.stat()
-    key = (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    with _DIGESTS_LOCK:
-        if key in _DIGESTS:
-            return _DIGESTS[key]
-    digest = _hash_file(path)
-    with _DIGESTS_LOCK:
-        _DIGESTS[key] = digest
-    return digest
-
-
-def _hash_file(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _check_sha256(path: Path, info: DatasetInfo) -> None:
@@ -176,8 +106,6 @@ def dataset_path(
             f"for {info.file!r}:\n{searched}\nFix: get it from {info.url}, save it as "
             f"{info.file!r} inside a data directory and set {ENV_DATA_DIR} to that directory."
         )
-
-    from . import _fetch  # the download side (pooch), imported when needed
 
     url = _fetch.source_url(info)
     error = None

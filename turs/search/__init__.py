@@ -15,22 +15,24 @@ dual-beam search:
 
 The search is written once (:mod:`.beam`); the two variants, the thesis text
 (``search="thesis"``) and the authors' implementation's bookkeeping (``search="turs2"``), are
-policies (:mod:`.policies`); :mod:`.scoring` scores an iteration's bases (in one or two
+policies (:mod:`.policies`); the settings and the user's constraints are records of their
+own (:mod:`.settings`); :mod:`.scoring` scores an iteration's bases (in one or two
 threads); :mod:`.record` records the search trace. The data and the rule set are in
 :mod:`.state` (with the union-count switches ``turs.search.state.UNION_COUNTS`` and
 ``MAX_RULES_FOR_SUBSETS``), the candidates and their scored growths in :mod:`.growths`. Everything here is Python
 orchestration over the kernels of :mod:`turs._core.kernels`; the counts of all candidates of a
 base rule come from one pass per feature.
 """
-from .beam import SEARCHES, SearchSettings, learn_rule_set, learn_single_rule, search_rule
+from .beam import SEARCHES, learn_rule_set, learn_single_rule, search_rule
 from .growths import TURS2_MIN_SPLIT, Candidate, Growths, empty_rule, score_growths
 from .policies import POLICIES, BeamPolicy, ThesisPolicy, Turs2Policy, _reduce, _reduce_turs2
 from .record import FIT_STOPS, SEARCH_STOPS, TRACE_MODES, SearchRecorder, describe_numbers
+from .settings import SearchConstraints, SearchSettings
 from .state import (RuleSetState, SearchData, _local_test_split_code, group_subsets, local_neighbours, local_subsets,
                     union_count_mode, union_subsets)
 
-__all__ = ["SEARCHES", "SearchSettings", "learn_rule_set", "learn_single_rule", "search_rule", "TURS2_MIN_SPLIT",
-           "Candidate", "Growths", "empty_rule", "score_growths", "POLICIES", "BeamPolicy", "ThesisPolicy",
+__all__ = ["SEARCHES", "SearchSettings", "SearchConstraints", "learn_rule_set", "learn_single_rule", "search_rule",
+           "TURS2_MIN_SPLIT", "Candidate", "Growths", "empty_rule", "score_growths", "POLICIES", "BeamPolicy", "ThesisPolicy",
            "Turs2Policy", "RuleSetState", "SearchData", "group_subsets", "local_neighbours", "local_subsets",
            "union_count_mode", "union_subsets", "FIT_STOPS", "SEARCH_STOPS", "TRACE_MODES",
            "SearchRecorder", "describe_numbers"]

@@ -4,8 +4,6 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from .._fit_control import active
@@ -13,46 +11,11 @@ from .growths import Candidate, Growths, empty_rule
 from .policies import POLICIES, Progress, best_by_r
 from .record import SearchRecorder, _num, mdl_change, mdl_parts_with, runner_up
 from .scoring import score_bases, scoring_pool
+from .settings import SearchConstraints, SearchSettings  # noqa: F401  (also importable from here)
 from .state import RuleSetState, SearchData
 
 
-@dataclass
-class SearchSettings:
-    beam_width: int = 10
-    use_patience: bool = True
-    use_local_test: bool = True
-    use_auxiliary_beam: bool = True
-    score: str = "learning_speed"
-    k_stop: int = 5
-    max_iterations: int = 1000
-    local_test_fallback: bool = False
-    search: str = "thesis"  # or "turs2": the authors' implementation's beam bookkeeping
-
-
 SEARCHES = tuple(POLICIES)
-
-
-@dataclass
-class SearchConstraints:
-    """What a user asks of the rules (issue 20, ``docs/guided.md``), on the encoded columns.
-
-    ``forbidden``: a bool per encoded column, no growth uses a column marked True.
-    ``max_rule_length``: a candidate with this many literals is not grown further (neither a new
-    literal nor a refinement of one of its literals); the search trace says where that ended a
-    search (stop reason ``"max_rule_length"``).
-    ``preferred``: ``(name, mask)`` per preferred source column, ``mask`` a bool per encoded
-    column (a categorical column's one-hot columns are one source column); before each rule
-    search, one search per remaining preferred column, restricted to rules with a literal on it
-    (:func:`search_rule`'s ``require``), S-CLASSY's Algorithm 1 for unordered rule sets.
-    ``preferred_fallback``: when no preferred candidate is accepted, run the unrestricted
-    search (True), or, as S-CLASSY prints it, only when no preferred search found any
-    candidate, and else end the fit (False).
-    """
-
-    forbidden: np.ndarray | None = None
-    max_rule_length: int | None = None
-    preferred: tuple = ()
-    preferred_fallback: bool = True
 
 
 def _builder(data: SearchData, recorder=None):

@@ -10,16 +10,13 @@ from __future__ import annotations
 import threading
 from concurrent.futures import ThreadPoolExecutor, wait
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .._fit_control import active, run_for_fit
 from .growths import Candidate, GrowthCall, Growths, score_growths
+from .settings import SearchConstraints, SearchSettings
 from .state import RuleSetState
-
-if TYPE_CHECKING:
-    from .beam import SearchConstraints, SearchSettings
 
 
 SCORING_THREADS = 2
