@@ -81,6 +81,7 @@ class SearchExplorer(W.VBox):
         self.redraw_seconds: list[float] = []
         self.figure_titles: dict = {}
         self._busy = False
+        self.draw_error = None  # the last drawing's error text, or None
         self._k, self._it = 0, 0
         self.selected = self.view.default_candidate(0, 0)
         self._build(keyboard)
@@ -151,7 +152,7 @@ class SearchExplorer(W.VBox):
         self.keys_note = W.HTML()
         self._events = None
         if keyboard:
-            self._events = _key_events(self.figures, self.handle_key)
+            self._events = _key_events(self.figures, self._on_key)
             hint = ("keys (mouse over the pictures): \u2190 \u2192 beam iteration, PageUp / PageDown rule search"
                     if self._events is not None else "keyboard stepping needs ipyevents (pip install ipyevents)")
             self.keys_note.value = f"<span class='turs-note'>{hint}</span>"
@@ -177,8 +178,8 @@ class SearchExplorer(W.VBox):
         self.rule_step.observe(self._on_rule, "value")
         self.beam_step.observe(self._on_beam, "value")
         self.step.observe(self._on_step, "value")
-        self.prev_button.on_click(lambda _: self.step_back())
-        self.next_button.on_click(lambda _: self.step_forward())
+        self.prev_button.on_click(self._on_prev)
+        self.next_button.on_click(self._on_next)
         self.candidate.observe(self._on_candidate, "value")
         self.x_feature.observe(self._on_feature, "value")
         self.y_feature.observe(self._on_feature, "value")
@@ -251,23 +252,49 @@ class SearchExplorer(W.VBox):
             return False
         return True
 
+    @_html.shows_errors("stepping back")
+    def _on_prev(self, _=None):
+        self.step_back()
+
+    @_html.shows_errors("stepping forward")
+    def _on_next(self, _=None):
+        self.step_forward()
+
+    @_html.shows_errors("handling a key")
+    def _on_key(self, key):
+        self.handle_key(key)
+
+    def _show_error(self, exc, doing: str = ""):
+        """A callback's exception, shown in the status line and instead of the picture (never a
+        picture of another step under this step's status)."""
+        self.draw_error = f"{type(exc).__name__}: {exc}"
+        self.status.value = _html.error_html(exc, doing)
+        for image in (self.plot, self.coverage_plot, self.lineage_plot, self.mdl_plot):
+            image.value = b""
+        self.draw_note.value = _html.error_html(exc, doing)
+
+    @_html.shows_errors("showing the rule search")
     def _on_rule(self, change):
         if not self._busy:
             self.show(change["new"] - 1, 0)
 
+    @_html.shows_errors("showing the beam iteration")
     def _on_beam(self, change):
         if not self._busy:
             self.show(self._k, change["new"] - 1)
 
+    @_html.shows_errors("showing the step")
     def _on_step(self, change):
         if not self._busy:
             self.show(*self.view.steps[change["new"]])
 
+    @_html.shows_errors("selecting")
     def _on_candidate(self, change):
         if not self._busy and change["new"] is not None and change["new"] != self.selected:
             self.selected = change["new"]
             self._redraw()
 
+    @_html.shows_errors("drawing")
     def _on_feature(self, change):
         if not self._busy:
             self._redraw()
@@ -445,7 +472,13 @@ class SearchExplorer(W.VBox):
         t0 = time.perf_counter()
         v, k, it = self.view, self._k, self._it
         kind = FIGURES[self.figures.selected_index or 0]
-        png, title = self._figure(kind)
+        try:
+            png, title = self._figure(kind)
+            self.draw_error = None
+        except Exception as exc:  # noqa: BLE001 - the page says so; the tables still follow the step
+            _html.logger.exception("drawing the %s picture failed", kind)
+            png, title = b"", ""
+            self.draw_error = f"{type(exc).__name__}: {exc}"
         self.figure_titles[kind] = title
         opts = [(label, sel) for label, sel in self.selection_options().items()]
         note = ""
@@ -467,6 +500,9 @@ class SearchExplorer(W.VBox):
             self.rejected_html.value = _html.rejected_panel(v.trace, k, it)
             self.ruleset.value = _html.pre(v.ruleset_text(k))
             self.draw_note.value = f"<div class='turs-note'>{_html.esc(note)}</div>" if note else ""
+            if self.draw_error is not None:
+                self.draw_note.value += (f"<div class='turs-fail turs-draw-error'>The picture cannot be drawn: "
+                                         f"{_html.esc(self.draw_error)}</div>")
             getattr(self, {"data": "plot", "coverage": "coverage_plot", "lineage": "lineage_plot",
                            "mdl": "mdl_plot"}[kind]).value = png
         finally:

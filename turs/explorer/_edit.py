@@ -113,16 +113,49 @@ class RuleEditor(W.VBox):
                          W.HBox([picture, side], layout=L(flex_flow="row wrap", align_items="flex-start"))]
         self.add_class("turs-explorer")
         self.add_class("turs-rule-editor")
-        self.text.observe(lambda ch: self.try_rule(ch["new"]) if ch["new"].strip() else None, "value")
-        self.try_button.on_click(lambda _: self.try_rule(self.text.value))
-        self.remove_button.on_click(lambda _: self.remove(self.choice.value) if self.choice.value is not None
-                                    else None)
-        self.reset_button.on_click(lambda _: self.reset())
-        self.continue_button.on_click(lambda _: self.continue_search())
+        self.text.observe(self._on_text, "value")
+        self.try_button.on_click(self._on_try)
+        self.remove_button.on_click(self._on_remove)
+        self.reset_button.on_click(self._on_reset)
+        self.continue_button.on_click(self._on_continue)
         self.choice.observe(self._on_choice, "value")
         self._quiet = False
-        self.x_feature.observe(lambda _: None if self._quiet else self._draw(), "value")
-        self.y_feature.observe(lambda _: None if self._quiet else self._draw(), "value")
+        self.x_feature.observe(self._on_axes, "value")
+        self.y_feature.observe(self._on_axes, "value")
+
+    # ------------------------------------------------------------- callbacks
+    @_html.shows_errors("trying the rule")
+    def _on_text(self, change):
+        if change["new"].strip():
+            self.try_rule(change["new"])
+
+    @_html.shows_errors("trying the rule")
+    def _on_try(self, _=None):
+        self.try_rule(self.text.value)
+
+    @_html.shows_errors("removing the rule")
+    def _on_remove(self, _=None):
+        if self.choice.value is not None:
+            self.remove(self.choice.value)
+
+    @_html.shows_errors("resetting")
+    def _on_reset(self, _=None):
+        self.reset()
+
+    @_html.shows_errors("continuing the search")
+    def _on_continue(self, _=None):
+        self.continue_search()
+
+    @_html.shows_errors("drawing")
+    def _on_axes(self, _=None):
+        if not self._quiet:
+            self._draw()
+
+    def _show_error(self, exc, doing: str = ""):
+        """A callback's exception, shown above the result (the picture is cleared: never a stale one)."""
+        self.error = f"{type(exc).__name__}: {exc}"
+        self.message.value = _html.error_html(exc, doing)
+        self.plot.value = b""
 
     # ---------------------------------------------------------------- state
     def set_base(self, model):
@@ -249,6 +282,7 @@ class RuleEditor(W.VBox):
         return self.app.refit(wait=wait, initial_rules=rules)
 
     # ---------------------------------------------------------------- showing
+    @_html.shows_errors("selecting the rule")
     def _on_choice(self, change):
         if not self._quiet and change["new"] is not None and change["new"] != self.highlight:
             self.highlight = change["new"]

@@ -1,11 +1,14 @@
-"""The explorer's HTML: style sheet, beam tables and the explanation panels (strings only).
+"""The explorer's HTML: style sheet, beam tables and the explanation panels (strings), and
+:func:`shows_errors`, which puts a widget callback's exception on the page as such a string.
 
 Text is at least 14 px (tables, panels and the widgets' own labels, through the
 ``--jp-widgets-font-size`` variable), so it can be read from the back of a room at 1280x720.
 """
 from __future__ import annotations
 
+import functools
 import html
+import logging
 import math
 
 from .. import style
@@ -73,8 +76,37 @@ COLUMNS = [
 ]
 
 
+logger = logging.getLogger("turs.explorer")
+
+
 def esc(text) -> str:
+    """``text`` (anything, as ``str``) escaped for HTML text and attribute values. Escape once, where
+    the string becomes HTML: an escaped string passed here again shows its ``&amp;`` on the page."""
     return html.escape(str(text))
+
+
+def error_html(exc: BaseException, doing: str = "") -> str:
+    """An exception as the page shows it: ``doing: Type: message`` in the failure style."""
+    head = f"{doing}: " if doing else ""
+    return (f"<div class='turs-fail turs-callback-error'>{esc(head)}{esc(type(exc).__name__)}: "
+            f"{esc(exc)}</div>")
+
+
+def shows_errors(doing: str):
+    """Decorator of a widget callback method: an exception it raises goes to the page, through the
+    instance's ``_show_error(exc, doing)``, and to the ``turs.explorer`` log, instead of vanishing
+    into the kernel's log (ipywidgets swallows what a callback raises)."""
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - every error reaches the page
+                logger.exception("%s failed", doing)
+                self._show_error(exc, doing)
+                return None
+        return wrapper
+    return decorate
 
 
 def pre(text: str) -> str:
