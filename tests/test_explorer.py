@@ -9,7 +9,6 @@ import math
 import re
 import subprocess
 import sys
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -431,45 +430,40 @@ def test_input_errors(blockade):
 
 
 @needs_widgets
-def test_redraw_is_fast_on_a_30_rule_trace(thirty_rules):
+def test_stepping_a_30_rule_trace_draws_each_step_once(thirty_rules):
+    """Stepping through a long trace: every step shows its own search and iteration, is drawn once
+    (a new picture each time, one redraw recorded per step) and revisiting it is served from the
+    figure cache (the same picture, no new drawing). How long a redraw takes is measured by
+    ``tools/bench_explorer_redraw.py``, not here."""
     model, X, y = thirty_rules
     trace = model.trace_
     assert trace.n_searches >= 30
     e = SearchExplorer(model, X, y)
     steps = all_steps(e)
     assert len(steps) > 200
-    # step forward through the first 25 iterations, then jump to the last searches and step there;
-    # every step is new to the figure cache, so each one draws both figures
     picks = list(range(1, 25)) + list(range(len(steps) - 25, len(steps)))
-    wall, cpu = [], []
+    pictures = set()
     for s in picks:
-        t0, c0 = time.perf_counter(), time.thread_time()
+        n_redraws, n_cached = len(e.redraw_seconds), len(e._cache)
         e.step.value = s
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.thread_time() - c0)
         assert (e.rule_index, e.iteration) == steps[s]
-        assert e.redraw_seconds[-1] <= wall[-1]
-    # The redraw is single-threaded, so its CPU time is what it costs: every step under 1 s.
-    # Wall time on a 2-core machine that other jobs load can spike (seen: 0.2 s of CPU taking
-    # 0.5 s at a load of 4.6), so it is held to 1 s on 90% of the steps.
-    assert max(cpu) < 1.0, f"slowest redraw {max(cpu):.3f} s of CPU"
-    assert np.median(cpu) < 0.5, f"median redraw {np.median(cpu):.3f} s of CPU"
-    # other jobs share the CPUs: the wall-time limit grows with the load per core (seen: load 8 on
-    # 2 cores made 0.25 s of CPU take 0.8 s of wall time)
-    import os
-    share = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
-    assert np.quantile(wall, 0.9) < 1.0 * share, (f"90% of redraws within {np.quantile(wall, 0.9):.3f} s "
-                                                  f"(load per core {share:.1f})")
-    # revisiting a step is served from the figure cache
-    t0 = time.perf_counter()
+        assert len(e.redraw_seconds) == n_redraws + 1 and e.redraw_seconds[-1] > 0
+        assert len(e._cache) == min(n_cached + 1, e._cache_size)  # one new picture: this step's
+        assert e.draw_error is None and e.plot.value not in pictures
+        pictures.add(e.plot.value)
+    # revisiting a step is served from the figure cache: the same picture, nothing drawn
+    first = e._figure("data")
     e.step.value = picks[0]
-    assert time.perf_counter() - t0 < 0.1
+    n_cached = len(e._cache)
+    again = e._figure("data")
+    assert len(e._cache) == n_cached and again[0] is e._cache[next(reversed(e._cache))][0]
+    assert first[0] is not again[0]
     # the rule set of the last search lists 29 rules, the plot 29 boxes + the candidate's
     e.show(29, 0)
     assert len(e.rule_boxes()) == 29 and len(e.current_boxes()) == 30
 
 
-# ------------------------------------------------- issue 18: explanations, any data, readable
+# ------------------------------------------------- explanations, any data, readable
 @needs_widgets
 def test_figure_titles_follow_the_step_not_the_cache(blockade):
     """show(0, 3) then show(0, 6) drew the old title: the cache was keyed by the literals only."""

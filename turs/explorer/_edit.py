@@ -1,5 +1,5 @@
 """The explorer's **Edit rules** tab: type a rule, see the MDL change it makes; remove a rule;
-continue the search from the edited rules (issue 18 section 4, issue 20 section 3).
+continue the search from the edited rules.
 
 A student types a rule (``x1 >= 1.0 AND x2 < 0.8``, the text :func:`turs.parse_rule` reads)
 and presses Enter or **Try**: the rule is added to the working rule set with
