@@ -118,6 +118,13 @@ class TableParser(HTMLParser):
             self._cell += data
 
 
+def table_rows(html_text):
+    """Every body row of the HTML: (tr class, [cell texts])."""
+    p = TableParser()
+    p.feed(html_text)
+    return p.rows
+
+
 def parse_table(html_text):
     p = TableParser()
     p.feed(html_text)
@@ -224,7 +231,7 @@ def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
             _, rejected = parse_table(e.rejected_html.value)
             for test, key, bits in (("main", "rejected_by_local_test", "local_test_bits"),
                                     ("aux", "aux_rejected_by_local_test", "aux_local_test_bits")):
-                shown = [r for cls, r in rejected if f"turs-test-{test}" in cls]
+                shown = [r for cls, r in rejected if f"turs-test-{test}" in cls and "turs-rejected-row" in cls]
                 recorded = iteration[key]
                 assert len(shown) == min(len(recorded), 12)
                 for r, c in zip(shown, recorded):
@@ -733,3 +740,135 @@ def test_a_sampled_search_says_its_numbers_are_the_samples(monkeypatch):
     k = plain.n_searches - 1
     _render.mdl_png(plain, k, plain.candidates(k, 0)[0] if plain.n_iterations(k) else None)
     assert "selected, if added" in drawn
+
+
+# ------------------------------------------------- the Data picture follows the selection
+@needs_widgets
+def test_the_data_picture_follows_the_selected_candidate():
+    """Selecting a candidate puts its columns on the axes (so its box is drawn there); a manual
+    choice of axes stays until the next selection; conditions off the axes are named."""
+    X, y = load_bundled("sklearn-breast-cancer")
+    model = TURSClassifier(record_trace=True, beam_width=5).fit(X, y)
+    e = SearchExplorer(model, X, y)
+    names = list(X.columns)
+    seen = {1: 0, 2: 0, 3: 0}  # candidates checked on one column, two, more
+    for k, it in e.view.steps:
+        if min(seen.values()) >= 3:
+            break
+        for which in ("main", "aux"):
+            for i, c in enumerate(e.view.candidates(k, it, which)):
+                cols = []
+                for j, _, _ in c["literals"]:
+                    if names[int(j)] not in cols:
+                        cols.append(names[int(j)])
+                if seen[min(len(cols), 3)] >= 3:
+                    continue
+                seen[min(len(cols), 3)] += 1
+                if (e.rule_index, e.iteration) != (k, it):
+                    e.show(k, it)
+                e.select((which, i))
+                shown = [e.x_feature.value, e.y_feature.value]
+                if len(cols) == 1:
+                    assert cols[0] in shown
+                else:
+                    assert set(shown) <= set(cols) and shown[0] != shown[1]
+                # the box drawn is the candidate's interval on each axis
+                box = e.candidate_box()
+                for col, (lo, hi) in zip(shown, [box[:2], box[2:]]):
+                    low, high = e.data.interval(c["literals"], col)
+                    if np.isfinite(low):
+                        assert lo == pytest.approx(low)
+                    if np.isfinite(high):
+                        assert hi == pytest.approx(high)
+                hidden = e.hidden_conditions()
+                assert len(hidden) == sum(names[int(j)] not in shown for j, _, _ in c["literals"])
+                assert bool(hidden) == (len(cols) > 2)
+                if hidden:
+                    assert "cannot show" in e.draw_note.value and _html_esc(hidden[0]) in e.draw_note.value
+    assert min(seen.values()) >= 3, seen
+    # a manual choice of axes stays until the next selection
+    e.show(0, 0)
+    e.select(("main", 0))
+    manual = [c for c in names if c not in (e.x_feature.value, e.y_feature.value)][:2]
+    e.x_feature.value, e.y_feature.value = manual
+    assert [e.x_feature.value, e.y_feature.value] == manual
+    e._redraw()
+    assert [e.x_feature.value, e.y_feature.value] == manual
+    e.select(("main", 1))
+    assert e.x_feature.value in e.selection_columns()
+
+
+def _html_esc(text):
+    import html
+
+    return html.escape(text)
+
+
+def test_a_runner_up_on_the_other_side_of_the_cut_is_explained():
+    from turs.explorer._explain import complement_condition, why_rule
+
+    assert complement_condition({"conditions": ["X1 < 0.5"]}, {"conditions": ["X1 >= 0.5"]}) == ("X1 < 0.5",
+                                                                                                 "X1 >= 0.5")
+    assert complement_condition({"conditions": ["c = u", "X2 < 2"]}, {"conditions": ["X2 < 2", "c != u"]}) == \
+        ("c = u", "c != u")
+    assert complement_condition({"conditions": ["X1 < 0.5"]}, {"conditions": ["X1 >= 0.6"]}) is None
+    assert complement_condition({"conditions": ["X1 < 0.5"]}, {"conditions": ["X2 >= 0.5"]}) is None
+    assert complement_condition({"conditions": ["0.5 <= X1 < 2"]}, {"conditions": ["0.5 <= X1 >= 2"]}) is None
+    search = {"chosen": {"conditions": ["X1 < 0.5"], "r": 0.25, "literals": [[0, 0, 1]]},
+              "runner_up": {"conditions": ["X1 >= 0.5"], "r": 0.25, "literals": [[0, 1, 2]]}, "accepted": True}
+    text = " ".join(why_rule(search)["sentences"])
+    assert "other side of the same cut (X1 < 0.5 against X1 >= 0.5)" in text and "a tie" in text
+    search["runner_up"]["r"] = 0.2
+    text = " ".join(why_rule(search)["sentences"])
+    assert "other side of the same cut" in text and "a tie" not in text and "higher r" in text
+
+
+def test_removing_a_rule_never_says_the_search_would_take_it():
+    from turs.explorer._edit import edit_verdict
+
+    assert edit_verdict(-3.0, removing=True) == ("The MDL score goes down by 3.00 bits: the code is shorter without "
+                                                 "this rule. The search only adds rules; it never removes one.")
+    assert "paid for itself" in edit_verdict(2.5, removing=True)
+    assert "the search accepts a rule that does this" in edit_verdict(-1.0)
+    assert "would not accept it" in edit_verdict(1.0)
+    assert all("would take" not in edit_verdict(d, r) for d in (-1, 1) for r in (True, False))
+
+
+@needs_widgets
+def test_the_local_test_panel_shows_both_sides_of_every_recorded_growth(blockade):
+    """Passed growths (the beams) and rejected ones, each with both sides of Eq. 3.22 / 3.25 as
+    the trace records them; "k of N" where the trace kept only the best rejected growths; the
+    order control sorts the rows."""
+    from turs.explorer import _html
+
+    model, X, y = blockade
+    e = SearchExplorer(model, X, y)
+    trace = model.trace_
+    k, it = 0, 1
+    e.show(k, it)
+    iteration = trace.searches[k]["iterations"][it]
+    n_main = iteration["n_rejected_by_local_test"]
+    kept = len(iteration["rejected_by_local_test"])
+    assert n_main > kept > 0  # the trace keeps the best beam_width of them
+    panel = e.rejected_html.value
+    assert f"rejected {n_main} (the best {min(kept, 12)} of {n_main} listed)" in panel
+    assert f"rejected by the main beam's test (Eq. 3.22): {min(kept, 12)} of {n_main}" in panel
+    rows = table_rows(panel)
+    passed = [cells for cls, cells in rows if "turs-passed-row" in cls and "turs-test-main" in cls]
+    beam = [c for c in iteration["main_beam"] if c.get("local_test_bits")]
+    assert len(passed) == len(beam) > 0
+    shown = sorted((float(cells[1]), float(cells[2])) for cells in passed)
+    recorded = sorted((round(c["local_test_bits"]["bits_without_split"], 2), round(c["local_test_bits"]
+                                                                                  ["bits_with_split"], 2))
+                      for c in beam)
+    assert shown == recorded and all(c["local_test_bits"]["passed"] for c in beam)
+    for cells in passed:
+        without, with_split, saved = float(cells[1]), float(cells[2]), float(cells[3])
+        assert without > with_split and saved == pytest.approx(with_split - without, abs=0.011)
+    rejected = [cells for cls, cells in rows if "turs-rejected-row" in cls and "turs-test-main" in cls]
+    assert all(float(c[2]) >= float(c[1]) for c in rejected)
+    e.local_order.value = "split costs (+) / saves (-)"
+    rows = table_rows(e.rejected_html.value)
+    costs = [float(cells[3]) for cls, cells in rows if "turs-rejected-row" in cls and "turs-test-main" in cls]
+    assert costs == sorted(costs) and len(costs) == len(rejected)
+    assert list(_html.LOCAL_TEST_ORDERS)[0] in e.local_order.options

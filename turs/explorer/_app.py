@@ -85,6 +85,7 @@ class SearchExplorer(W.VBox):
         self._k, self._it = 0, 0
         self.selected = self.view.default_candidate(0, 0)
         self._build(keyboard)
+        self._follow_selection()
         self._redraw()
 
     # ------------------------------------------------------------------ layout
@@ -145,7 +146,12 @@ class SearchExplorer(W.VBox):
                              titles=("Data", "Rows \u00d7 rules", "Lineage", "MDL score"),
                              layout=W.Layout(width="606px", min_width="606px"))
         self.figures.add_class("turs-figures")
-        self.panels = W.Tab(children=[self.why_html, self.lineage_html, self.rejected_html, self.ruleset],
+        self.local_order = W.Dropdown(options=list(_html.LOCAL_TEST_ORDERS), description="order by",
+                                      style={"description_width": "70px"}, layout=W.Layout(width="100%"))
+        self.local_order.add_class("turs-local-order")
+        self.local_order.observe(self._on_feature, "value")
+        local_tab = W.VBox([self.local_order, self.rejected_html])
+        self.panels = W.Tab(children=[self.why_html, self.lineage_html, local_tab, self.ruleset],
                             titles=("Why", "Lineage", "Local test", "Rules"),
                             layout=W.Layout(flex="1 1 320px", min_width="320px"))
         self.panels.add_class("turs-panels")
@@ -208,6 +214,7 @@ class SearchExplorer(W.VBox):
         self._k, self._it = int(rule_index), int(iteration)
         self.selected = candidate if candidate is not None else v.default_candidate(self._k, self._it)
         self._sync_controls()
+        self._follow_selection()
         self._redraw()
 
     def select(self, selection):
@@ -218,6 +225,7 @@ class SearchExplorer(W.VBox):
             raise ValueError(f"{selection!r} is not a selection of this step; choose one of "
                              f"{list(self.selection_options().values())[:8]}...")
         self.selected = tuple(selection)
+        self._follow_selection()
         self._redraw()
 
     def step_forward(self):
@@ -292,6 +300,7 @@ class SearchExplorer(W.VBox):
     def _on_candidate(self, change):
         if not self._busy and change["new"] is not None and change["new"] != self.selected:
             self.selected = change["new"]
+            self._follow_selection()
             self._redraw()
 
     @_html.shows_errors("drawing")
@@ -313,6 +322,56 @@ class SearchExplorer(W.VBox):
             self.step.value = v.step_of(self._k, self._it)
         finally:
             self._busy = False
+
+    # ------------------------------------------------------------- the axes
+    def selection_columns(self) -> list:
+        """The (user's) columns the selection has conditions on, in the order of its conditions,
+        each once; those the picture can use (a column of the axis lists)."""
+        c = self.selected_candidate()
+        if c is None:
+            return []
+        drawable = set(self.x_feature.options[i][1] for i in range(len(self.x_feature.options)))
+        out = []
+        for lit in c["literals"]:
+            j = int(lit[0])
+            col = self.data.encoded[j][0] if self.data is not None else self.view.feature_names[j]
+            if col in drawable and col not in out:
+                out.append(col)
+        return out
+
+    def _follow_selection(self):
+        """Put the selection's columns on the axes (a new selection only: a user's own choice of
+        axes stays until the next one). Its first two columns, unless both axes already show
+        columns it uses; one column: on x, unless an axis shows it already."""
+        used = self.selection_columns()
+        shown = (self.x_feature.value, self.y_feature.value)
+        if not used or (len(used) == 1 and used[0] in shown) or (len(used) > 1 and set(shown) <= set(used)
+                                                                  and shown[0] != shown[1]):
+            return
+        if len(used) > 1:
+            x, y = used[0], used[1]
+        else:
+            x, y = used[0], shown[1] if shown[1] != used[0] else shown[0]
+        self._busy = True
+        try:
+            self.x_feature.value, self.y_feature.value = x, y
+        finally:
+            self._busy = False
+
+    def hidden_conditions(self) -> list:
+        """The selection's conditions on columns that are on neither axis (the picture cannot show
+        them: its box spans those columns' whole range)."""
+        c = self.selected_candidate()
+        if c is None:
+            return []
+        shown = {self.x_feature.value, self.y_feature.value}
+        out = []
+        for lit, text in zip(c["literals"], c["conditions"]):
+            j = int(lit[0])
+            col = self.data.encoded[j][0] if self.data is not None else self.view.feature_names[j]
+            if col not in shown:
+                out.append(text)
+        return out
 
     # ------------------------------------------------------------- data access
     def selection_options(self) -> dict:
@@ -497,8 +556,13 @@ class SearchExplorer(W.VBox):
                 v, k, it, "aux", sel, "Auxiliary beam (complementary score R, Eq. 3.24; bucket of |S' \\ M|)")
             self.why_html.value = _html.why_panel(v.search(k), k)
             self.lineage_html.value = _html.lineage_panel(v.trace, k)
-            self.rejected_html.value = _html.rejected_panel(v.trace, k, it)
+            self.rejected_html.value = _html.rejected_panel(v.trace, k, it, order=self.local_order.value)
             self.ruleset.value = _html.pre(v.ruleset_text(k))
+            hidden = self.hidden_conditions()
+            if hidden:
+                note = ((note + "; ") if note else "") + (
+                    f"{self._selection_label()} also has {len(hidden)} condition{'s' if len(hidden) != 1 else ''} "
+                    f"the picture cannot show (not on these axes): {' AND '.join(hidden)}")
             self.draw_note.value = f"<div class='turs-note'>{_html.esc(note)}</div>" if note else ""
             if self.draw_error is not None:
                 self.draw_note.value += (f"<div class='turs-fail turs-draw-error'>The picture cannot be drawn: "

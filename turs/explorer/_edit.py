@@ -37,8 +37,8 @@ def mdl_change(before, after) -> dict:
     return out
 
 
-def change_html(title: str, change: dict) -> str:
-    """The MDL change of one edit as a table and a sentence."""
+def change_html(title: str, change: dict, removing: bool = False) -> str:
+    """The MDL change of one edit (adding a rule, or ``removing`` one) as a table and a sentence."""
     rows = []
     for label, key, meaning in PARTS:
         c = change[key]
@@ -47,14 +47,27 @@ def change_html(title: str, change: dict) -> str:
         rows.append(f"<tr{bold} class='turs-part-{key}' title='{_html.esc(meaning)}'><td style='text-align:left'>"
                     f"{label}</td><td>{c['before']:.2f}</td><td>{c['after']:.2f}</td>"
                     f"<td style='color:{colour}'>{c['change']:+.2f}</td></tr>")
-    d = change["total"]["change"]
-    verdict = (f"The MDL score goes down by {-d:.2f} bits: this edit makes the code shorter, the search would "
-               "take it." if d < 0 else f"The MDL score goes up by {d:.2f} bits: this edit makes the code longer, "
-               "the search would not take it.")
+    verdict = edit_verdict(change["total"]["change"], removing)
     return (f"<div class='turs-panel turs-rule-change'><b>{_html.esc(title)}</b>"
             "<table class='turs-table'><thead><tr><th style='text-align:left'>bits</th><th>before</th>"
             f"<th>after</th><th>change</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"<p>{_html.esc(verdict)}</p></div>")
+
+
+def edit_verdict(d: float, removing: bool = False) -> str:
+    """The MDL change ``d`` (bits, after - before) of an edit in words. The search only adds rules,
+    so only an added rule is said to be one the search would (or would not) accept."""
+    if removing:
+        if d > 0:
+            return (f"The MDL score goes up by {d:.2f} bits: the rule paid for itself (without it the code is "
+                    "longer).")
+        return (f"The MDL score goes down by {-d:.2f} bits: the code is shorter without this rule. The search "
+                "only adds rules; it never removes one.")
+    if d < 0:
+        return (f"The MDL score goes down by {-d:.2f} bits: with this rule the code is shorter; the search "
+                "accepts a rule that does this.")
+    return (f"The MDL score goes up by {d:.2f} bits: with this rule the code is longer; the search would not "
+            "accept it.")
 
 
 class RuleEditor(W.VBox):
@@ -258,7 +271,7 @@ class RuleEditor(W.VBox):
         del self.yours[int(i)]
         self.highlight = None
         self.change = mdl_change(before, after)
-        self.result.value = change_html(f"Removing R{int(i) + 1}: {removed}", self.change)
+        self.result.value = change_html(f"Removing R{int(i) + 1}: {removed}", self.change, removing=True)
         self._show()
         return after
 
@@ -300,7 +313,7 @@ class RuleEditor(W.VBox):
                          f"<td>{r.coverage}</td></tr>")
         classes = ", ".join(str(c) for c in m.classes_)
         self.rules_html.value = (
-            f"<div class='turs-panel'><b>Rule set: {len(m.rules_)} rules, MDL score {m.mdl_score_:.2f} bits</b>"
+            f"<div class='turs-panel'><b>Rule set: {len(m.rules_)} rule{'s' if len(m.rules_) != 1 else ''}, MDL score {m.mdl_score_:.2f} bits</b>"
             "<div class='turs-scroll'><table class='turs-table'><thead><tr><th>rule</th>"
             f"<th style='text-align:left'>conditions</th><th>P({_html.esc(classes)})</th><th>n</th></tr></thead>"
             f"<tbody>{''.join(lines)}</tbody></table></div>"

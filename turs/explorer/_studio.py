@@ -175,7 +175,7 @@ class Explorer(W.HBox):
     ----------
     X, y : optional
         Data to start with (a DataFrame and labels); otherwise ``dataset``.
-    dataset : str, default ``"sim-local-testing"``
+    dataset : str, default ``"sim-overlap-blockade"`` (two columns, 17 beam iterations to step through)
         A name of :func:`available_datasets`, when ``X`` is not given.
     test_size : float, default 0.3
         Share of the rows held out (stratified, ``random_state``) for the test ROC-AUC; 0: none.
@@ -192,7 +192,7 @@ class Explorer(W.HBox):
     ``editor`` (the Edit rules tab: ``editor.try_rule(text)``, ``remove(i)``, ``continue_search()``).
     """
 
-    def __init__(self, X=None, y=None, *, dataset: str = "sim-local-testing", test_size: float = 0.3,
+    def __init__(self, X=None, y=None, *, dataset: str = "sim-overlap-blockade", test_size: float = 0.3,
                  random_state: int = 0, fit: bool = True, max_points: int = 5000, initial_rules=None, **settings):
         super().__init__()
         self.test_size, self.random_state, self.max_points = float(test_size), int(random_state), int(max_points)
@@ -420,7 +420,7 @@ class Explorer(W.HBox):
                 if job is self.job:
                     self.progress.value = min(0.95, 0.05 + 0.9 * (1 - 1 / (1 + job.elapsed / 5)))
                     mdl = job.postfix.get("mdl")
-                    self.progress_text.value = (f"fitting\u2026 {job.elapsed:.1f} s, {job.rules} rules so far"
+                    self.progress_text.value = (f"fitting\u2026 {job.elapsed:.1f} s, {job.rules} rule{'s' if job.rules != 1 else ''} so far"
                                                 + (f", MDL {mdl} bits" if mdl else ""))
             threading.Event().wait(0.2)
         self._after(job, settings)
@@ -431,9 +431,13 @@ class Explorer(W.HBox):
                 return
             self.refit_button.disabled, self.cancel_button.disabled = False, True
             if job.state == "done":
-                self.progress.value, self.progress.bar_style = 1.0, "success"
-                self.progress_text.value = f"fitted in {job.seconds:.1f} s: {len(job.model.rules_)} rules"
+                # "fitted" only once the fit is on screen (Search, Compare, Edit): a view that cannot be
+                # shown leaves its error here instead
+                self.progress_text.value = "showing the fit\u2026"
                 self._install(job.model, settings, len(job.initial_rules or ()))
+                self.progress.value, self.progress.bar_style = 1.0, "success"
+                n = len(job.model.rules_)
+                self.progress_text.value = f"fitted in {job.seconds:.1f} s: {n} rule{'s' if n != 1 else ''}"
             elif job.state == "cancelled":
                 self.progress.value, self.progress.bar_style = 0.0, "warning"
                 self.progress_text.value = f"cancelled after {job.seconds:.1f} s (the worker was stopped)"
@@ -496,7 +500,10 @@ class Explorer(W.HBox):
                        for k, va, vb in rows)
         return (f"<div class='turs-explorer turs-compare-panel'><table class='turs-table'><thead><tr><th></th>"
                 f"<th>A: {_html.esc(fa['name'])}</th><th>B: {_html.esc(fb['name'])}</th></tr></thead>"
-                f"<tbody>{body}</tbody></table><style>.turs-differs td {{font-weight: bold;}}</style>"
+                f"<tbody>{body}</tbody></table><style>.turs-differs td {{font-weight: bold;}} .turs-compare-panel "
+                f"table.turs-table th, .turs-compare-panel table.turs-table td {{white-space: normal; "
+                f"overflow-wrap: break-word;}} .turs-compare-panel pre.turs-pre {{word-break: normal; "
+                f"overflow-wrap: break-word;}}</style>"
                 f"<div class='turs-note'>the same in both: {_html.esc(', '.join(same))}</div>"
                 f"<div style='display:flex; gap:12px'><div style='flex:1; min-width:0'><b>A</b>"
                 f"{_html.pre(fa['summary']['text'])}</div><div style='flex:1; min-width:0'><b>B</b>"
