@@ -35,9 +35,14 @@ dataset = "sim-overlap-blockade"  # the data the page starts with (turs.explorer
 test_size = 0.3  # share of the rows held out for the test ROC-AUC
 
 # %%
-from IPython.display import display
+from IPython.display import HTML, display
 
 from turs.explorer import Explorer
+
+# Shown until the explorer is on the page (a page that lost the race for a busy server says so)
+display(HTML("<div class='turs-wait-note' style='font-size:15px; padding:8px; background:#fff3c4'>The explorer "
+             "is starting below (its first fit runs now). If it has not appeared after a minute, reload this "
+             "page: the server was busy.</div><style>body:has(.turs-app) .turs-wait-note {display: none;}</style>"))
 
 # %% [markdown]
 # ## Step through a search

@@ -872,3 +872,18 @@ def test_the_local_test_panel_shows_both_sides_of_every_recorded_growth(blockade
     costs = [float(cells[3]) for cls, cells in rows if "turs-rejected-row" in cls and "turs-test-main" in cls]
     assert costs == sorted(costs) and len(costs) == len(rejected)
     assert list(_html.LOCAL_TEST_ORDERS)[0] in e.local_order.options
+
+
+@needs_widgets
+def test_the_beam_beside_the_picture_is_the_main_beam(blockade):
+    model, X, y = blockade
+    e = SearchExplorer(model, X, y)
+    e.show(0, 1)
+    e.select(("main", 2))
+    header, rows = parse_table(e.beam_html.value)
+    assert header == ["#", "conditions", "coverage", "r", "local test", "chosen"]
+    df = e.main_table()
+    assert [r["conditions"] for _, r in rows] == list(df["conditions"])
+    assert [int(r["coverage"]) for _, r in rows] == list(df["coverage"])
+    assert [cls for cls, _ in rows].index(next(c for c, _ in rows if "turs-selected" in c)) == 2
+    assert e.panels.titles[0] == "Beam"

@@ -145,6 +145,8 @@ def test_rejected_growth_on_screen_with_both_sides(page):
     pg = page
     status = pg.locator(".turs-status").first
     assert "beam iteration 1 of" in status.inner_text()
+    # the note a page shows while its app is missing is hidden once the app is there
+    assert pg.locator(".turs-wait-note").count() == 1 and not pg.locator(".turs-wait-note").is_visible()
     plot = pg.locator("img.turs-plot").first
     before = plot.get_attribute("src")
     pg.locator(".turs-figures").first.hover()  # keys step while the mouse is over the pictures

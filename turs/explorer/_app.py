@@ -115,8 +115,11 @@ class SearchExplorer(W.VBox):
             names = v.feature_names
             options = [(names[j], names[j]) for j in v.numeric_columns] or [(n, n) for n in names]
             fx, fy = (options[0][1], options[min(1, len(options) - 1)][1])
-        self.x_feature = W.Dropdown(options=options, value=fx, description="x", layout=W.Layout(width="290px"))
-        self.y_feature = W.Dropdown(options=options, value=fy, description="y", layout=W.Layout(width="290px"))
+        narrow = {"description_width": "18px"}  # the column's name gets the width, not the label
+        self.x_feature = W.Dropdown(options=options, value=fx, description="x", style=narrow,
+                                    layout=W.Layout(width="290px"))
+        self.y_feature = W.Dropdown(options=options, value=fy, description="y", style=narrow,
+                                    layout=W.Layout(width="290px"))
         self.candidate = W.Dropdown(options=[], description="selected", layout=W.Layout(width="100%"),
                                     style={"description_width": "70px"})
         self.plot, self.coverage_plot = W.Image(format="png"), W.Image(format="png")
@@ -151,8 +154,10 @@ class SearchExplorer(W.VBox):
         self.local_order.add_class("turs-local-order")
         self.local_order.observe(self._on_feature, "value")
         local_tab = W.VBox([self.local_order, self.rejected_html])
-        self.panels = W.Tab(children=[self.why_html, self.lineage_html, local_tab, self.ruleset],
-                            titles=("Why", "Lineage", "Local test", "Rules"),
+        self.beam_html = W.HTML()  # the main beam beside the picture (its columns to read a step by)
+        self.beam_html.add_class("turs-beam-panel")
+        self.panels = W.Tab(children=[self.beam_html, self.why_html, self.lineage_html, local_tab, self.ruleset],
+                            titles=("Beam", "Why", "Lineage", "Local test", "Rules"),
                             layout=W.Layout(flex="1 1 320px", min_width="320px"))
         self.panels.add_class("turs-panels")
         self.keys_note = W.HTML()
@@ -554,6 +559,9 @@ class SearchExplorer(W.VBox):
                 v, k, it, "main", sel, "Main beam (learning speed score r, Eq. 3.21; patience bucket Eq. 3.23)")
             self.aux_html.value = _html.beam_table(
                 v, k, it, "aux", sel, "Auxiliary beam (complementary score R, Eq. 3.24; bucket of |S' \\ M|)")
+            self.beam_html.value = ("<div class='turs-panel'>" + _html.beam_table(
+                v, k, it, "main", sel, "Main beam", compact=True) + "<div class='turs-note'>all columns and the "
+                "auxiliary beam: below</div></div>")
             self.why_html.value = _html.why_panel(v.search(k), k)
             self.lineage_html.value = _html.lineage_panel(v.trace, k)
             self.rejected_html.value = _html.rejected_panel(v.trace, k, it, order=self.local_order.value)

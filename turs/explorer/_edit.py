@@ -105,8 +105,8 @@ class RuleEditor(W.VBox):
                                      tooltip="back to the fitted rules")
         self.continue_button = W.Button(description="Continue the search from these rules", button_style="success",
                                         layout=L(width="100%"), tooltip="fit(initial_rules=...) in the worker")
-        self.x_feature = W.Dropdown(description="x", layout=L(width="290px"))
-        self.y_feature = W.Dropdown(description="y", layout=L(width="290px"))
+        self.x_feature = W.Dropdown(description="x", style={"description_width": "18px"}, layout=L(width="290px"))
+        self.y_feature = W.Dropdown(description="y", style={"description_width": "18px"}, layout=L(width="290px"))
         self.plot = W.Image(format="png")
         for cls, w in {"turs-rule-text": self.text, "turs-try-rule": self.try_button,
                        "turs-rule-message": self.message, "turs-rule-result": self.result,

@@ -130,16 +130,23 @@ def fmt(v, spec="{:.3g}"):
     return spec.format(v)
 
 
-def beam_table(view, k, it, which, selected, caption) -> str:
-    """One beam at one step: a row per candidate; the search's final rule marked (by its id)."""
+#: The beam table beside the picture (the panel is about 330 px wide at 1280 px): the columns a
+#: step is read by; the full table is below
+COMPACT = ("#", "conditions", "coverage", "r (Eq. 3.21)", "local test", "chosen")
+
+
+def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> str:
+    """One beam at one step: a row per candidate; the search's final rule marked (by its id).
+    ``compact``: the columns of :data:`COMPACT` only."""
     df = view.table(k, it, which)
+    columns = [c for c in COLUMNS if c[0] in COMPACT] if compact else COLUMNS
     bucket_key, test_key = ("aux_bucket", "aux_local_test") if which == "aux" else ("bucket", "local_test")
-    head = "".join(f"<th>{esc(h)}</th>" for h, _, _ in COLUMNS)
+    head = "".join(f"<th>{esc('r' if compact and h.startswith('r (') else h)}</th>" for h, _, _ in columns)
     rows = []
     for i, row in enumerate(df.itertuples(index=False)):
         r = row._asdict()
         cells = []
-        for h, key, spec in COLUMNS:
+        for h, key, spec in columns:
             if h == "#":
                 cells.append(f"<td>{i}</td>")
             elif key == "conditions":
@@ -150,15 +157,16 @@ def beam_table(view, k, it, which, selected, caption) -> str:
                 ok = bool(r[test_key])
                 cells.append(f"<td class='{'turs-pass' if ok else 'turs-fail'}'>{'pass' if ok else 'fail'}</td>")
             elif key == "chosen":
-                cells.append(f"<td>{'&#9733; chosen' if r['chosen'] else ''}</td>")
+                cells.append(f"<td>{'&#9733;' if compact and r['chosen'] else '&#9733; chosen' if r['chosen'] else ''}</td>")
             elif key == "class_counts":
                 cells.append(f"<td>{esc(', '.join(str(x) for x in r['class_counts']))}</td>")
             else:
                 cells.append(f"<td>{fmt(r[key], spec)}</td>")
         classes = (["turs-chosen"] if r["chosen"] else []) + (["turs-selected"] if selected == (which, i) else [])
         rows.append(f"<tr class='{' '.join(classes)}' data-index='{i}'>" + "".join(cells) + "</tr>")
-    body = "".join(rows) if rows else f"<tr><td colspan='{len(COLUMNS)}'>(empty)</td></tr>"
-    return (f"<div class='turs-scroll'><table class='turs-table turs-{which}'><caption>{esc(caption)} &middot; "
+    body = "".join(rows) if rows else f"<tr><td colspan='{len(columns)}'>(empty)</td></tr>"
+    return (f"<div class='turs-scroll'><table class='turs-table turs-{which}{' turs-compact' if compact else ''}'>"
+            f"<caption>{esc(caption)} &middot; "
             f"{len(df)} candidates</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
