@@ -881,7 +881,7 @@ def test_the_beam_beside_the_picture_is_the_main_beam(blockade):
     e.show(0, 1)
     e.select(("main", 2))
     header, rows = parse_table(e.beam_html.value)
-    assert header == ["#", "conditions", "coverage", "r", "local test", "chosen"]
+    assert header == ["#", "conditions", "coverage", "r", "test"]
     df = e.main_table()
     assert [r["conditions"] for _, r in rows] == list(df["conditions"])
     assert [int(r["coverage"]) for _, r in rows] == list(df["coverage"])

@@ -165,6 +165,10 @@ def test_rejected_growth_on_screen_with_both_sides(page):
     assert with_split >= without and cost == pytest.approx(with_split - without, abs=0.02)
     status.evaluate("el => el.scrollIntoView({block: 'start'})")  # the step, then the table below it
     _shot(pg, "1_rejected_growth")
+    for title in ("Lineage", "Why", "Beam"):  # the panels beside the picture, for the eye
+        _tab(pg, ".turs-panels", title)
+        pg.wait_for_timeout(300)
+        _shot(pg, f"1_{title.lower()}_panel")
 
 
 def test_refit_without_the_local_test_changes_the_rules(page):

@@ -58,10 +58,12 @@ CSS = f"""
 .turs-explorer .turs-status-text {{line-height: 1.45;}}
 .turs-explorer code {{font-size: {FONT_PX - 1}px; background: #f3f3f3; padding: 0 2px;}}
 .turs-explorer tr.turs-test-head td {{white-space: normal;}}
+.turs-explorer .turs-panels .lm-TabBar-tab {{padding: 0 5px;}}
 .turs-app button:disabled, .turs-explorer button:disabled {{opacity: 0.4 !important; filter: grayscale(1);
   cursor: not-allowed;}}
 .turs-app :focus-visible, .turs-explorer :focus-visible, .turs-explorer .noUi-handle:focus {{
   outline: 3px solid {SELECTED} !important; outline-offset: 2px;}}
+.turs-explorer .turs-play {{width: auto !important; flex: 0 0 auto; margin-right: 8px;}}
 .turs-explorer .turs-play button {{width: auto !important; min-width: 64px; padding: 0 6px;}}
 .turs-explorer .turs-play button i.fa {{display: none;}}
 .turs-explorer .turs-play button:nth-of-type(1)::after {{content: "\\25B6  play";}}
@@ -132,7 +134,7 @@ def fmt(v, spec="{:.3g}"):
 
 #: The beam table beside the picture (the panel is about 330 px wide at 1280 px): the columns a
 #: step is read by; the full table is below
-COMPACT = ("#", "conditions", "coverage", "r (Eq. 3.21)", "local test", "chosen")
+COMPACT = ("#", "conditions", "coverage", "r (Eq. 3.21)", "local test")  # the chosen one: a star in "#"
 
 
 def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> str:
@@ -141,14 +143,15 @@ def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> 
     df = view.table(k, it, which)
     columns = [c for c in COLUMNS if c[0] in COMPACT] if compact else COLUMNS
     bucket_key, test_key = ("aux_bucket", "aux_local_test") if which == "aux" else ("bucket", "local_test")
-    head = "".join(f"<th>{esc('r' if compact and h.startswith('r (') else h)}</th>" for h, _, _ in columns)
+    short_head = {"r (Eq. 3.21)": "r", "local test": "test"} if compact else {}
+    head = "".join(f"<th>{esc(short_head.get(h, h))}</th>" for h, _, _ in columns)
     rows = []
     for i, row in enumerate(df.itertuples(index=False)):
         r = row._asdict()
         cells = []
         for h, key, spec in columns:
             if h == "#":
-                cells.append(f"<td>{i}</td>")
+                cells.append(f"<td>{i}{' &#9733;' if compact and r['chosen'] else ''}</td>")
             elif key == "conditions":
                 cells.append(f"<td class='turs-cond'>{esc(r['conditions'])}</td>")
             elif h == "bucket":
@@ -157,7 +160,7 @@ def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> 
                 ok = bool(r[test_key])
                 cells.append(f"<td class='{'turs-pass' if ok else 'turs-fail'}'>{'pass' if ok else 'fail'}</td>")
             elif key == "chosen":
-                cells.append(f"<td>{'&#9733;' if compact and r['chosen'] else '&#9733; chosen' if r['chosen'] else ''}</td>")
+                cells.append(f"<td>{'&#9733; chosen' if r['chosen'] else ''}</td>")
             elif key == "class_counts":
                 cells.append(f"<td>{esc(', '.join(str(x) for x in r['class_counts']))}</td>")
             else:
