@@ -58,7 +58,7 @@ CSS = f"""
 .turs-explorer .turs-status-text {{line-height: 1.45;}}
 .turs-explorer code {{font-size: {FONT_PX - 1}px; background: #f3f3f3; padding: 0 2px;}}
 .turs-explorer tr.turs-test-head td {{white-space: normal;}}
-.turs-explorer .turs-panels .lm-TabBar-tab {{padding: 0 5px;}}
+.turs-explorer .turs-panels .lm-TabBar-tab {{flex: 0 0 auto !important; padding: 0 6px; max-width: none;}}
 .turs-app button:disabled, .turs-explorer button:disabled {{opacity: 0.4 !important; filter: grayscale(1);
   cursor: not-allowed;}}
 .turs-app :focus-visible, .turs-explorer :focus-visible, .turs-explorer .noUi-handle:focus {{
