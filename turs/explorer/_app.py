@@ -7,10 +7,9 @@ from collections import OrderedDict
 import ipywidgets as W
 import numpy as np
 
-from ..trace import SearchTrace
 from . import _draw, _explain, _html, _render
 from ._data import DataView, cover_patterns, overlap_summary
-from ._view import TraceView
+from ._view import TraceView, resolve_trace
 
 #: Keys of :meth:`SearchExplorer.handle_key` (ipyevents ``key`` names) and what they do.
 KEYS = {"ArrowRight": "next beam iteration", "ArrowLeft": "previous beam iteration",
@@ -68,7 +67,7 @@ class SearchExplorer(W.VBox):
 
     def __init__(self, model_or_trace, X=None, y=None, *, max_points: int = 5000, cache_size: int = 256,
                  keyboard: bool = True):
-        trace, model = _resolve(model_or_trace)
+        trace, model = resolve_trace(model_or_trace)
         super().__init__()
         self.view = TraceView(trace, model, X, y)
         if self.view.n_searches == 0:
@@ -600,21 +599,3 @@ def _key_events(source, handler):
     events = Event(source=source, watched_events=["keydown"], prevent_default_action=True)
     events.on_dom_event(lambda event: handler(event.get("key")) if event.get("key") in KEYS else None)
     return events
-
-
-def _resolve(obj):
-    """``(trace, model_or_None)`` from a fitted model, a SearchTrace, its dict or its JSON."""
-    if isinstance(obj, SearchTrace):
-        return obj, None
-    if isinstance(obj, dict):
-        return SearchTrace.from_dict(obj), None
-    if isinstance(obj, str):
-        return SearchTrace.from_json(obj), None
-    if hasattr(obj, "get_params") and hasattr(obj, "record_trace"):
-        if not hasattr(obj, "rules_"):
-            raise ValueError("This TURSClassifier is not fitted yet; fit it with record_trace=True first.")
-        if getattr(obj, "trace_", None) is None:
-            raise ValueError("This TURSClassifier was fitted without a search trace; refit it with "
-                             "TURSClassifier(record_trace=True, ...) to explore its search.")
-        return obj.trace_, obj
-    raise TypeError(f"SearchExplorer needs a fitted TURSClassifier or a SearchTrace. Got {type(obj).__name__}.")

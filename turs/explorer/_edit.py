@@ -313,7 +313,8 @@ class RuleEditor(W.VBox):
                          f"<td>{r.coverage}</td></tr>")
         classes = ", ".join(str(c) for c in m.classes_)
         self.rules_html.value = (
-            f"<div class='turs-panel'><b>Rule set: {len(m.rules_)} rule{'s' if len(m.rules_) != 1 else ''}, MDL score {m.mdl_score_:.2f} bits</b>"
+            f"<div class='turs-panel'><b>Rule set: {len(m.rules_)} rule{'s' if len(m.rules_) != 1 else ''}, "
+            f"MDL score {m.mdl_score_:.2f} bits</b>"
             "<div class='turs-scroll'><table class='turs-table'><thead><tr><th>rule</th>"
             f"<th style='text-align:left'>conditions</th><th>P({_html.esc(classes)})</th><th>n</th></tr></thead>"
             f"<tbody>{''.join(lines)}</tbody></table></div>"

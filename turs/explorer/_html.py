@@ -284,7 +284,8 @@ def rejected_panel(trace, k: int, it: int, limit: int = 12, order: str | None = 
             grown = f"grown from: {r['parent']}" if r["parent"] else ""
             out.append(f"<tr class='turs-passed-row turs-test-{test}'><td class='turs-cond' title='{esc(grown)}'>"
                        f"{esc(r['conditions'])}</td><td>{fmt(r['without'], '{:.2f}')}</td>"
-                       f"<td>{fmt(r['with'], '{:.2f}')}</td><td class='turs-pass'>{fmt(r['excess'], '{:+.2f}')}</td></tr>")
+                       f"<td>{fmt(r['with'], '{:.2f}')}</td>"
+                       f"<td class='turs-pass'>{fmt(r['excess'], '{:+.2f}')}</td></tr>")
         if len(shown) > limit:
             out.append(f"<tr><td colspan='4' style='text-align:left'>&hellip; {len(shown) - limit} more in the "
                        f"{beam}</td></tr>")

@@ -260,7 +260,8 @@ class Explorer(W.HBox):
                           titles=("Search", "Compare", "Edit rules"), layout=L(flex="1 1 auto", min_width="0"))
         side = W.VBox([
             W.HTML(_html.CSS + "<b>Data</b>"), self.dataset, W.HBox([self.upload, self.label_column]), self.use_csv,
-            self.csv_text, self.data_text, W.HTML("<b>Settings</b>"), self.beam_width, self.use_patience, self.use_local_test,
+            self.csv_text, self.data_text, W.HTML("<b>Settings</b>"), self.beam_width, self.use_patience,
+            self.use_local_test,
             self.use_auxiliary_beam, self.search, self.model_encoding, self.max_rules,
             W.HBox([self.refit_button, self.cancel_button]), self.progress, self.progress_text, self.rule_box,
         ], layout=L(width="262px", min_width="262px"))
@@ -420,7 +421,8 @@ class Explorer(W.HBox):
                 if job is self.job:
                     self.progress.value = min(0.95, 0.05 + 0.9 * (1 - 1 / (1 + job.elapsed / 5)))
                     mdl = job.postfix.get("mdl")
-                    self.progress_text.value = (f"fitting\u2026 {job.elapsed:.1f} s, {job.rules} rule{'s' if job.rules != 1 else ''} so far"
+                    self.progress_text.value = (f"fitting\u2026 {job.elapsed:.1f} s, {job.rules} "
+                                                f"rule{'s' if job.rules != 1 else ''} so far"
                                                 + (f", MDL {mdl} bits" if mdl else ""))
             threading.Event().wait(0.2)
         self._after(job, settings)
