@@ -40,7 +40,9 @@ def test_the_class_settings_reach_voila(tmp_path):
     assert "--Voila.ip=127.0.0.1" in local and not any(a.startswith("--Voila.token") for a in local)
     assert serve.voila_config(pool=0, cull_idle=0) == {
         "Voila": config["Voila"], "VoilaExecutor": config["VoilaExecutor"],
-        "VoilaConfiguration": {"preheat_kernel": False, "default_pool_size": 0}}
+        "VoilaConfiguration": {"preheat_kernel": False, "default_pool_size": 0},
+        "VoilaKernelManager": {"fill_delay": serve.FILL_DELAY}}
+    assert config["VoilaKernelManager"]["fill_delay"] >= 30  # the pool refills after the pages opened
 
 
 def test_no_open_server_on_a_network(capsys):

@@ -12,8 +12,9 @@ free one), the URL is printed, and Ctrl-C (or SIGTERM) stops Voila and the kerne
   made up unless ``--token`` gives it, and the printed URL carries it (``?token=...``); a page
   without it is refused. There is no open server on a network.
 * ``--pool N``: N kernels are started, and run the notebook, before anyone asks (Voila's
-  preheated kernel pool); a page then opens at once, and the pool refills in the background.
-  Each kernel holds about 0.5 GB.
+  preheated kernel pool); a page then opens at once, and the pool refills in the background
+  ``FILL_DELAY`` seconds later (refilling at once, ten kernels re-running the notebook while ten
+  pages open, slowed every page). Each kernel holds about 0.4 GB.
 * ``--cull-idle S``: a kernel whose page was closed (no connection) and that has been idle for
   S seconds is shut down (checked every minute); open pages are never culled.
 * An upload travels to the kernel as one websocket message: messages up to
@@ -42,6 +43,7 @@ OUT = REPO / "build" / "explorer" / "explorer.ipynb"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 SERVER_MAX_UPLOAD_MB = 200  # as turs.explorer._studio.SERVER_MAX_UPLOAD_MB (not imported: no turs needed here)
 IOPUB_TIMEOUT = 120  # s
+FILL_DELAY = 60  # s: a pool kernel taken by a page is replaced this much later, not while pages open
 CULL_INTERVAL = 60  # s
 
 
@@ -66,6 +68,7 @@ def voila_config(pool: int = 1, cull_idle: int = 300) -> dict:
         "Voila": {"tornado_settings": {"websocket_max_message_size": SERVER_MAX_UPLOAD_MB * 2**20}},
         "VoilaExecutor": {"iopub_timeout": IOPUB_TIMEOUT},
         "VoilaConfiguration": {"preheat_kernel": pool > 0, "default_pool_size": max(int(pool), 0)},
+        "VoilaKernelManager": {"fill_delay": FILL_DELAY},
     }
     if cull_idle > 0:
         config["MappingKernelManager"] = {"cull_idle_timeout": int(cull_idle), "cull_interval": CULL_INTERVAL,
