@@ -51,7 +51,7 @@ help:
 	@echo "  experiments        run the benchmark (PROFILE, ALGORITHMS=$(ALGORITHMS)) into RESULTS=$(RESULTS); resumable"
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
 	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
-	@echo "  explorer           serve notebooks/explorer.py with Voila on 127.0.0.1 (PORT=$(PORT); prints the URL)"
+	@echo "  explorer           serve notebooks/explorer.py with Voila (HOST=$(HOST) PORT=$(PORT) POOL=$(POOL) [TOKEN=]; prints the URL)"
 	@echo "  explorer-html      write each bundled dataset's recorded search as one HTML page: build/pages/<dataset>.html"
 	@echo "  class              the tutorial's class kit -> build/class/ (student.ipynb, teacher.ipynb, pages/, README.md)"
 	@echo "  lab                JupyterLab on 127.0.0.1 (LAB_PORT=$(LAB_PORT)) that opens notebooks/*.py as notebooks (jupyter-config/)"
@@ -74,10 +74,14 @@ competitors: $(STAMP)
 	VENV=$(VENV) bash .ci/install-competitors.sh
 
 # The interactive explorer: notebooks/explorer.py converted with jupytext (Voila does not serve
-# .py files) and served by Voila on 127.0.0.1; PORT=0 picks a free port.
+# .py files) and served by Voila on HOST (127.0.0.1: this machine only); PORT=0 picks a free port.
+# A class: HOST=0.0.0.0 (a token is made up unless TOKEN=... is given; the URL carries it) and
+# POOL=N kernels started before anyone asks (about 0.5 GB each).
 PORT ?= 8866
+HOST ?= 127.0.0.1
+POOL ?= 1
 explorer: $(STAMP)
-	$(PY) tools/serve_explorer.py --port $(PORT)
+	$(PY) tools/serve_explorer.py --port $(PORT) --host $(HOST) --pool $(POOL) $(if $(TOKEN),--token $(TOKEN),)
 
 # The recorded search of each bundled teaching dataset as one self-contained HTML page (no server,
 # no Python to view it; docs/explorer-page.md): open build/pages/<dataset>.html in a browser.

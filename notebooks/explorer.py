@@ -31,21 +31,33 @@
 # `from turs.explorer import explore; explore(X, y, beam_width=5)`.
 
 # %% tags=["parameters"]
-dataset = "sim-local-testing"  # the data the page starts with (turs.explorer.available_datasets())
+dataset = "sim-overlap-blockade"  # the data the page starts with (turs.explorer.available_datasets())
 test_size = 0.3  # share of the rows held out for the test ROC-AUC
 
 # %%
-from IPython.display import display
+from IPython.display import HTML, display
 
 from turs.explorer import Explorer
 
+# Shown until the explorer is on the page (a page that lost the race for a busy server says so)
+display(HTML("<div class='turs-wait-note' style='font-size:15px; padding:8px; background:#fff3c4'>The explorer "
+             "is starting below (its first fit runs now). If it has not appeared after a minute, reload this "
+             "page: the server was busy.</div><style>body:has(.turs-app) .turs-wait-note {display: none;}</style>"))
+
 # %% [markdown]
+# ## Step through a search
+#
+# The page opens on `sim-overlap-blockade` (two columns, so the picture shows everything): its
+# first rule search takes 8 beam iterations, 17 in all. Press **next ▶** (or → with the mouse over
+# the pictures): the main beam grows, the Data picture outlines the selected candidate on its
+# columns, **Why** says why the search chose its rule, **Local test** lists the growths the test
+# kept out of the beam with both sides in bits.
+#
 # ## The local test (thesis §3.6.7, Table 3.6)
 #
-# On `sim-local-testing` only `X1` matters; the other 49 binary columns are noise. With the local
-# test, the search stops growing a rule when no split pays for itself: open **Local test** to see
-# the rejected growths with both sides of the test. Untick *local test* and press **Re-fit**: the
-# rules grow long on noise; **Compare** shows both fits.
+# Choose `sim-local-testing` in the dataset list: only `X1` matters; the other 49 binary columns
+# are noise. With the local test, the search stops growing a rule when no split pays for itself.
+# Untick *local test* and press **Re-fit**: the rules grow long on noise; **Compare** shows both fits.
 
 # %%
 app = Explorer(dataset=dataset, test_size=test_size)

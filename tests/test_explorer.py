@@ -9,7 +9,6 @@ import math
 import re
 import subprocess
 import sys
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -119,6 +118,13 @@ class TableParser(HTMLParser):
             self._cell += data
 
 
+def table_rows(html_text):
+    """Every body row of the HTML: (tr class, [cell texts])."""
+    p = TableParser()
+    p.feed(html_text)
+    return p.rows
+
+
 def parse_table(html_text):
     p = TableParser()
     p.feed(html_text)
@@ -225,7 +231,7 @@ def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
             _, rejected = parse_table(e.rejected_html.value)
             for test, key, bits in (("main", "rejected_by_local_test", "local_test_bits"),
                                     ("aux", "aux_rejected_by_local_test", "aux_local_test_bits")):
-                shown = [r for cls, r in rejected if f"turs-test-{test}" in cls]
+                shown = [r for cls, r in rejected if f"turs-test-{test}" in cls and "turs-rejected-row" in cls]
                 recorded = iteration[key]
                 assert len(shown) == min(len(recorded), 12)
                 for r, c in zip(shown, recorded):
@@ -431,45 +437,40 @@ def test_input_errors(blockade):
 
 
 @needs_widgets
-def test_redraw_is_fast_on_a_30_rule_trace(thirty_rules):
+def test_stepping_a_30_rule_trace_draws_each_step_once(thirty_rules):
+    """Stepping through a long trace: every step shows its own search and iteration, is drawn once
+    (a new picture each time, one redraw recorded per step) and revisiting it is served from the
+    figure cache (the same picture, no new drawing). How long a redraw takes is measured by
+    ``tools/bench_explorer_redraw.py``, not here."""
     model, X, y = thirty_rules
     trace = model.trace_
     assert trace.n_searches >= 30
     e = SearchExplorer(model, X, y)
     steps = all_steps(e)
     assert len(steps) > 200
-    # step forward through the first 25 iterations, then jump to the last searches and step there;
-    # every step is new to the figure cache, so each one draws both figures
     picks = list(range(1, 25)) + list(range(len(steps) - 25, len(steps)))
-    wall, cpu = [], []
+    pictures = set()
     for s in picks:
-        t0, c0 = time.perf_counter(), time.thread_time()
+        n_redraws, n_cached = len(e.redraw_seconds), len(e._cache)
         e.step.value = s
-        wall.append(time.perf_counter() - t0)
-        cpu.append(time.thread_time() - c0)
         assert (e.rule_index, e.iteration) == steps[s]
-        assert e.redraw_seconds[-1] <= wall[-1]
-    # The redraw is single-threaded, so its CPU time is what it costs: every step under 1 s.
-    # Wall time on a 2-core machine that other jobs load can spike (seen: 0.2 s of CPU taking
-    # 0.5 s at a load of 4.6), so it is held to 1 s on 90% of the steps.
-    assert max(cpu) < 1.0, f"slowest redraw {max(cpu):.3f} s of CPU"
-    assert np.median(cpu) < 0.5, f"median redraw {np.median(cpu):.3f} s of CPU"
-    # other jobs share the CPUs: the wall-time limit grows with the load per core (seen: load 8 on
-    # 2 cores made 0.25 s of CPU take 0.8 s of wall time)
-    import os
-    share = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
-    assert np.quantile(wall, 0.9) < 1.0 * share, (f"90% of redraws within {np.quantile(wall, 0.9):.3f} s "
-                                                  f"(load per core {share:.1f})")
-    # revisiting a step is served from the figure cache
-    t0 = time.perf_counter()
+        assert len(e.redraw_seconds) == n_redraws + 1 and e.redraw_seconds[-1] > 0
+        assert len(e._cache) == min(n_cached + 1, e._cache_size)  # one new picture: this step's
+        assert e.draw_error is None and e.plot.value not in pictures
+        pictures.add(e.plot.value)
+    # revisiting a step is served from the figure cache: the same picture, nothing drawn
+    first = e._figure("data")
     e.step.value = picks[0]
-    assert time.perf_counter() - t0 < 0.1
+    n_cached = len(e._cache)
+    again = e._figure("data")
+    assert len(e._cache) == n_cached and again[0] is e._cache[next(reversed(e._cache))][0]
+    assert first[0] is not again[0]
     # the rule set of the last search lists 29 rules, the plot 29 boxes + the candidate's
     e.show(29, 0)
     assert len(e.rule_boxes()) == 29 and len(e.current_boxes()) == 30
 
 
-# ------------------------------------------------- issue 18: explanations, any data, readable
+# ------------------------------------------------- explanations, any data, readable
 @needs_widgets
 def test_figure_titles_follow_the_step_not_the_cache(blockade):
     """show(0, 3) then show(0, 6) drew the old title: the cache was keyed by the literals only."""
@@ -739,3 +740,150 @@ def test_a_sampled_search_says_its_numbers_are_the_samples(monkeypatch):
     k = plain.n_searches - 1
     _render.mdl_png(plain, k, plain.candidates(k, 0)[0] if plain.n_iterations(k) else None)
     assert "selected, if added" in drawn
+
+
+# ------------------------------------------------- the Data picture follows the selection
+@needs_widgets
+def test_the_data_picture_follows_the_selected_candidate():
+    """Selecting a candidate puts its columns on the axes (so its box is drawn there); a manual
+    choice of axes stays until the next selection; conditions off the axes are named."""
+    X, y = load_bundled("sklearn-breast-cancer")
+    model = TURSClassifier(record_trace=True, beam_width=5).fit(X, y)
+    e = SearchExplorer(model, X, y)
+    names = list(X.columns)
+    seen = {1: 0, 2: 0, 3: 0}  # candidates checked on one column, two, more
+    for k, it in e.view.steps:
+        if min(seen.values()) >= 3:
+            break
+        for which in ("main", "aux"):
+            for i, c in enumerate(e.view.candidates(k, it, which)):
+                cols = []
+                for j, _, _ in c["literals"]:
+                    if names[int(j)] not in cols:
+                        cols.append(names[int(j)])
+                if seen[min(len(cols), 3)] >= 3:
+                    continue
+                seen[min(len(cols), 3)] += 1
+                if (e.rule_index, e.iteration) != (k, it):
+                    e.show(k, it)
+                e.select((which, i))
+                shown = [e.x_feature.value, e.y_feature.value]
+                if len(cols) == 1:
+                    assert cols[0] in shown
+                else:
+                    assert set(shown) <= set(cols) and shown[0] != shown[1]
+                # the box drawn is the candidate's interval on each axis
+                box = e.candidate_box()
+                for col, (lo, hi) in zip(shown, [box[:2], box[2:]]):
+                    low, high = e.data.interval(c["literals"], col)
+                    if np.isfinite(low):
+                        assert lo == pytest.approx(low)
+                    if np.isfinite(high):
+                        assert hi == pytest.approx(high)
+                hidden = e.hidden_conditions()
+                assert len(hidden) == sum(names[int(j)] not in shown for j, _, _ in c["literals"])
+                assert bool(hidden) == (len(cols) > 2)
+                if hidden:
+                    assert "cannot show" in e.draw_note.value and _html_esc(hidden[0]) in e.draw_note.value
+    assert min(seen.values()) >= 3, seen
+    # a manual choice of axes stays until the next selection
+    e.show(0, 0)
+    e.select(("main", 0))
+    manual = [c for c in names if c not in (e.x_feature.value, e.y_feature.value)][:2]
+    e.x_feature.value, e.y_feature.value = manual
+    assert [e.x_feature.value, e.y_feature.value] == manual
+    e._redraw()
+    assert [e.x_feature.value, e.y_feature.value] == manual
+    e.select(("main", 1))
+    assert e.x_feature.value in e.selection_columns()
+
+
+def _html_esc(text):
+    import html
+
+    return html.escape(text)
+
+
+def test_a_runner_up_on_the_other_side_of_the_cut_is_explained():
+    from turs.explorer._explain import complement_condition, why_rule
+
+    assert complement_condition({"conditions": ["X1 < 0.5"]}, {"conditions": ["X1 >= 0.5"]}) == ("X1 < 0.5",
+                                                                                                 "X1 >= 0.5")
+    assert complement_condition({"conditions": ["c = u", "X2 < 2"]}, {"conditions": ["X2 < 2", "c != u"]}) == \
+        ("c = u", "c != u")
+    assert complement_condition({"conditions": ["X1 < 0.5"]}, {"conditions": ["X1 >= 0.6"]}) is None
+    assert complement_condition({"conditions": ["X1 < 0.5"]}, {"conditions": ["X2 >= 0.5"]}) is None
+    assert complement_condition({"conditions": ["0.5 <= X1 < 2"]}, {"conditions": ["0.5 <= X1 >= 2"]}) is None
+    search = {"chosen": {"conditions": ["X1 < 0.5"], "r": 0.25, "literals": [[0, 0, 1]]},
+              "runner_up": {"conditions": ["X1 >= 0.5"], "r": 0.25, "literals": [[0, 1, 2]]}, "accepted": True}
+    text = " ".join(why_rule(search)["sentences"])
+    assert "other side of the same cut (X1 < 0.5 against X1 >= 0.5)" in text and "a tie" in text
+    search["runner_up"]["r"] = 0.2
+    text = " ".join(why_rule(search)["sentences"])
+    assert "other side of the same cut" in text and "a tie" not in text and "higher r" in text
+
+
+def test_removing_a_rule_never_says_the_search_would_take_it():
+    from turs.explorer._edit import edit_verdict
+
+    assert edit_verdict(-3.0, removing=True) == ("The MDL score goes down by 3.00 bits: the code is shorter without "
+                                                 "this rule. The search only adds rules; it never removes one.")
+    assert "paid for itself" in edit_verdict(2.5, removing=True)
+    assert "the search accepts a rule that does this" in edit_verdict(-1.0)
+    assert "would not accept it" in edit_verdict(1.0)
+    assert all("would take" not in edit_verdict(d, r) for d in (-1, 1) for r in (True, False))
+
+
+@needs_widgets
+def test_the_local_test_panel_shows_both_sides_of_every_recorded_growth(blockade):
+    """Passed growths (the beams) and rejected ones, each with both sides of Eq. 3.22 / 3.25 as
+    the trace records them; "k of N" where the trace kept only the best rejected growths; the
+    order control sorts the rows."""
+    from turs.explorer import _html
+
+    model, X, y = blockade
+    e = SearchExplorer(model, X, y)
+    trace = model.trace_
+    k, it = 0, 1
+    e.show(k, it)
+    iteration = trace.searches[k]["iterations"][it]
+    n_main = iteration["n_rejected_by_local_test"]
+    kept = len(iteration["rejected_by_local_test"])
+    assert n_main > kept > 0  # the trace keeps the best beam_width of them
+    panel = e.rejected_html.value
+    assert f"rejected {n_main} (the best {min(kept, 12)} of {n_main} listed)" in panel
+    assert f"rejected by the main beam's test (Eq. 3.22): {min(kept, 12)} of {n_main}" in panel
+    rows = table_rows(panel)
+    passed = [cells for cls, cells in rows if "turs-passed-row" in cls and "turs-test-main" in cls]
+    beam = [c for c in iteration["main_beam"] if c.get("local_test_bits")]
+    assert len(passed) == len(beam) > 0
+    shown = sorted((float(cells[1]), float(cells[2])) for cells in passed)
+    recorded = sorted((round(c["local_test_bits"]["bits_without_split"], 2), round(c["local_test_bits"]
+                                                                                  ["bits_with_split"], 2))
+                      for c in beam)
+    assert shown == recorded and all(c["local_test_bits"]["passed"] for c in beam)
+    for cells in passed:
+        without, with_split, saved = float(cells[1]), float(cells[2]), float(cells[3])
+        assert without > with_split and saved == pytest.approx(with_split - without, abs=0.011)
+    rejected = [cells for cls, cells in rows if "turs-rejected-row" in cls and "turs-test-main" in cls]
+    assert all(float(c[2]) >= float(c[1]) for c in rejected)
+    e.local_order.value = "split costs (+) / saves (-)"
+    rows = table_rows(e.rejected_html.value)
+    costs = [float(cells[3]) for cls, cells in rows if "turs-rejected-row" in cls and "turs-test-main" in cls]
+    assert costs == sorted(costs) and len(costs) == len(rejected)
+    assert list(_html.LOCAL_TEST_ORDERS)[0] in e.local_order.options
+
+
+@needs_widgets
+def test_the_beam_beside_the_picture_is_the_main_beam(blockade):
+    model, X, y = blockade
+    e = SearchExplorer(model, X, y)
+    e.show(0, 1)
+    e.select(("main", 2))
+    header, rows = parse_table(e.beam_html.value)
+    assert header == ["#", "conditions", "coverage", "r", "test"]
+    df = e.main_table()
+    assert [r["conditions"] for _, r in rows] == list(df["conditions"])
+    assert [int(r["coverage"]) for _, r in rows] == list(df["coverage"])
+    assert [cls for cls, _ in rows].index(next(c for c, _ in rows if "turs-selected" in c)) == 2
+    assert e.panels.titles[0] == "Beam"

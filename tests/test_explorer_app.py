@@ -69,7 +69,7 @@ def test_explore_a_dataframe_with_categories_and_a_csv():
     assert e.data.kinds["colour"] == "categorical"
     assert e.data.is_categorical(e.x_feature.value) or e.data.is_categorical(e.y_feature.value)
     csv = pd.concat([X, y], axis=1).to_csv(index=False).encode()
-    df, label = read_csv(csv)
+    df, label, _ = read_csv(csv)
     assert label == "label" and list(df.columns) == ["colour", "size", "weight", "age", "label"]
     with pytest.raises(ValueError, match="no column 'nope'"):
         read_csv(csv, "nope")
@@ -191,3 +191,144 @@ def test_the_first_fit_can_start_from_given_rules():
     while len(given_only.rules_) > 2:
         given_only = given_only.without_rule(-1)
     assert e.view.mdl_before(0) == pytest.approx(given_only.mdl_score_, abs=1e-6)
+
+
+# ------------------------------------------------------------------ uploads
+def patients_csv(n: int = 300, seed: int = 0) -> bytes:
+    """A CSV as a user brings it: a column name with a space, a categorical column, a text label."""
+    rng = np.random.default_rng(seed)
+    age = rng.integers(20, 90, n)
+    smoker = rng.choice(["yes", "no", "former"], n)
+    blood = np.round(rng.normal(130, 15, n), 1)
+    p = np.where((age > 60) & (smoker != "no"), 0.85, 0.1)
+    y = np.where(rng.random(n) < p, "ill", "well")
+    return pd.DataFrame({"patient age": age, "smoker": smoker, "blood pressure": blood, "visits":
+                         rng.integers(0, 9, n), "outcome": y}).to_csv(index=False).encode()
+
+
+def upload(app, content: bytes, name: str = "my_patients.csv"):
+    """What the FileUpload widget sets when a file is chosen (ipywidgets 8: a tuple of dicts)."""
+    import datetime
+
+    app.upload.value = ({"name": name, "type": "text/csv", "size": len(content), "content": memoryview(content),
+                         "last_modified": datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)},)
+
+
+def test_the_uploaded_csv_is_what_gets_fitted():
+    app = Explorer(dataset="sim-mixed (categorical demo)", fit=False)
+    upload(app, patients_csv())
+    assert not app.use_csv.disabled and app.label_column.value == "outcome"
+    app.use_csv.click()
+    assert app.data_name == "upload: my_patients.csv" and app.dataset.value == "upload: my_patients.csv"
+    assert list(app.X_train.columns) == ["patient age", "smoker", "blood pressure", "visits"]
+    assert app.job.wait(240) == "done"
+    app._watcher.join(30)
+    fit = app.fits[-1]
+    assert fit["data"] == "upload: my_patients.csv" and "my_patients.csv" in fit["name"]
+    used = {c.source or c.column for r in fit["model"].rules_ for c in r.conditions}
+    assert used and used <= {"patient age", "smoker", "blood pressure", "visits"}
+    assert set(app.explorer.data.columns) <= {"patient age", "smoker", "blood pressure", "visits"}
+
+
+def test_compare_escapes_every_string_exactly_once():
+    """A file name with '&' and markup reaches Compare's data row as text, escaped once."""
+    app = Explorer(dataset="sklearn-iris", fit=False)
+    name = "x&<img src=x onerror=alert(9)>.csv"
+    model = TURSClassifier(beam_width=2, record_trace=True).fit(app.X_train, app.y_train)
+    app.data_name = "sklearn-iris"
+    app._install(model, dict(app.settings()))
+    app.data_name = f"upload: {name}"
+    app._install(model, dict(app.settings()))
+    html = app.compare(0, 1)
+    assert "<img" not in html
+    assert "upload: x&amp;&lt;img src=x onerror=alert(9)&gt;.csv" in html  # once: not &amp;amp;
+    assert "&amp;amp;" not in html and "&amp;lt;" not in html
+
+
+def test_a_failed_upload_turns_use_csv_off_and_says_why():
+    app = Explorer(dataset="sklearn-iris", fit=False)
+    upload(app, patients_csv(), "good.csv")
+    assert not app.use_csv.disabled
+    upload(app, b"only\n1\n2\n3\n", "one.csv")
+    assert app.use_csv.disabled and app._csv is None
+    assert "needs at least one feature and a label column" in app.csv_text.value
+    assert "stays off until a file is read" in app.csv_text.value
+    app.use_csv.click()  # disabled in the page; from Python it says so instead of fitting good.csv
+    assert app.data_name == "sklearn-iris" and app.job is None
+    assert "No CSV has been read" in app.progress_text.value
+
+
+def test_semicolons_tabs_and_latin1_are_read():
+    frame = pd.DataFrame({"größe": [1.5, 2.5, 3.5, 4.5], "farbe": ["rot", "grün", "rot", "blau"],
+                          "klasse": ["a", "b", "a", "b"]})
+    for sep in (";", "\t", ","):
+        for encoding in ("utf-8", "latin-1"):
+            content = frame.to_csv(index=False, sep=sep).encode(encoding)
+            df, label, notes = read_csv(content, name="'f.csv'")
+            assert list(df.columns) == ["größe", "farbe", "klasse"] and label == "klasse"
+            assert df["farbe"].tolist() == ["rot", "grün", "rot", "blau"]
+            assert df["größe"].tolist() == [1.5, 2.5, 3.5, 4.5]
+            assert any("not UTF-8" in n and "save it as UTF-8" in n for n in notes) == (encoding == "latin-1")
+    # European decimals with semicolons: the columns are still found
+    df, _, _ = read_csv(b"a;b;y\n1,5;2;x\n2,5;3;z\n")
+    assert list(df.columns) == ["a", "b", "y"]
+
+
+def test_a_label_with_missing_values_is_shown_on_the_page():
+    app = Explorer(dataset="sklearn-iris", fit=False)
+    content = b"a,b,y\n1,2,yes\n2,3,\n3,4,no\n4,5,yes\n"
+    upload(app, content, "holes.csv")
+    assert not app.use_csv.disabled
+    app.use_csv.click()  # before: raised inside the button's callback, and nothing on the page
+    text = app.progress_text.value
+    assert "turs-callback-error" in text and "The label column &#x27;y&#x27;" in text
+    assert "1 missing value(s) (lines 3)" in text and "Fill them in or delete those rows" in text
+    assert app.data_name == "sklearn-iris" and app.job is None
+
+
+def test_an_upload_over_the_limit_is_refused_with_the_alternative():
+    from turs.explorer import _studio
+
+    app = Explorer(dataset="sklearn-iris", fit=False)
+    big = b"a,b\n" + b"1,2\n" * (int(_studio.MAX_UPLOAD_MB * 2**20) // 4 + 10)
+    upload(app, big, "big.csv")
+    assert app.use_csv.disabled
+    assert f"limited to {_studio.MAX_UPLOAD_MB} MB" in app.csv_text.value and "explore(X, y)" in app.csv_text.value
+
+
+def test_dollar_signs_in_column_names_do_not_break_the_drawing():
+    """matplotlib reads "$...$" as mathtext; "$\\frac$" is an error there. Drawn as plain text."""
+    rng = np.random.default_rng(0)
+    X = pd.DataFrame({"$\\frac$": rng.normal(size=300), "cost $": rng.normal(size=300),
+                      "lvl": rng.choice(["$a$", "$\\b"], 300)})
+    y = np.where(X["$\\frac$"] > 0.2, "a", "b")
+    app = explore(X, y, test_size=0)
+    e = app.explorer
+    assert e.draw_error is None and len(e.plot.value) > 10_000
+    assert "$\\frac$" in (e.x_feature.value, e.y_feature.value)
+    e.draw_all()
+    assert e.draw_error is None
+
+
+def test_a_failed_draw_leaves_no_stale_picture(monkeypatch):
+    from turs.explorer import _draw
+
+    app = Explorer(dataset="sklearn-iris")
+    e = app.explorer
+    assert e.plot.value and "beam iteration 1 of" in e.status.value
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("no picture today")
+
+    monkeypatch.setattr(_draw, "data_figure", broken)
+    e.next_button.click()
+    assert e.iteration == 1 or e.rule_index == 1
+    assert e.plot.value == b"" and "no picture today" in e.draw_note.value
+    assert "iteration 2 of" in e.status.value or "rule search 2" in e.status.value  # the step's own tables
+    # a new fit whose view cannot be built replaces the old view by the error, and says so
+    monkeypatch.setattr("turs.explorer._studio.SearchExplorer", lambda *a, **k: broken())
+    app.use_local_test.value = False
+    with pytest.raises(RuntimeError):
+        app.refit(wait=True)
+    assert app.explorer is None and "no picture today" in app.search_area.children[0].value
+    assert "no picture today" in app.progress_text.value and "cannot be shown" in app.progress_text.value

@@ -17,7 +17,6 @@ unless TURS_REQUIRE_BROWSER=1, where that is a failure.
 import importlib.util
 import os
 import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -68,10 +67,10 @@ def voila_url(tmp_path_factory):
     log = open(tmp_path / "voila.log", "w")
     env = dict(os.environ, MPLBACKEND="Agg")
     env.setdefault("NUMBA_CACHE_DIR", str(REPO / "build" / "numba_cache"))
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
-         "--Voila.ip=127.0.0.1", "--VoilaConfiguration.extension_denylist=jupyterlab-jupytext"],
-        cwd=tmp_path, stdout=log, stderr=subprocess.STDOUT, env=env, start_new_session=True)
+    # the server `make explorer` runs (its upload size, IOPub wait), without a pre-started pool: the
+    # page's own kernel is the only one (a pool would run the notebook again beside the tests)
+    proc = subprocess.Popen(serve.voila_command(notebook, port, pool=0), cwd=tmp_path, stdout=log,
+                            stderr=subprocess.STDOUT, env=env, start_new_session=True)
     try:
         if not serve.wait_for_port(port, proc, timeout=30):  # (a GET of / would start a kernel)
             raise RuntimeError(f"voila did not listen on 127.0.0.1:{port} within 30 s "
@@ -104,6 +103,8 @@ def page(voila_url):
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         try:
             pg = browser.new_page(viewport=VIEWPORT)
+            pg.dialogs = []  # any alert() a hostile upload would run (none may)
+            pg.on("dialog", lambda d: (pg.dialogs.append(d.message), d.dismiss()))
             pg.route("**/*", only_loopback)
             pg.goto(voila_url, timeout=FIT_TIMEOUT)  # Voila runs the notebook (two fits) before "load"
             pg.locator(".turs-explorer .turs-beam-step .noUi-handle").first.wait_for(state="visible", timeout=120_000)
@@ -111,6 +112,19 @@ def page(voila_url):
         finally:
             browser.close()
     print(f"aborted {len(blocked)} request(s) not to 127.0.0.1: {sorted(set(blocked))[:5]}")
+
+
+def _first_app(selector: str) -> str:
+    """JavaScript for the first app's element ``selector`` (null while its view is being replaced:
+    then a bare querySelector would find the second app's)."""
+    return (f"(() => {{ const a = document.querySelectorAll('.turs-app')[0]; "
+            f"return a ? a.querySelector('{selector}') : null; }})()")
+
+
+def _wait_new_text(pg, selector: str, old: str, timeout=FIT_TIMEOUT):
+    """Wait until the first app's ``selector`` shows a text other than ``old``."""
+    pg.wait_for_function(f"old => {{ const el = {_first_app(selector)}; return el && el.textContent !== old; }}",
+                         arg=old, timeout=timeout)
 
 
 def _shot(pg, name):
@@ -125,11 +139,14 @@ def _tab(pg, container, title):
 
 
 def test_rejected_growth_on_screen_with_both_sides(page):
-    """sim-local-testing, default settings: the arrow keys step to an iteration where the local
-    test rejected growths; the Local test panel lists them with both sides in bits."""
+    """sim-overlap-blockade (the page's first dataset), default settings: the arrow keys step to an
+    iteration where the local test rejected growths; the Local test panel lists them with both
+    sides in bits."""
     pg = page
     status = pg.locator(".turs-status").first
     assert "beam iteration 1 of" in status.inner_text()
+    # the note a page shows while its app is missing is hidden once the app is there
+    assert pg.locator(".turs-wait-note").count() == 1 and not pg.locator(".turs-wait-note").is_visible()
     plot = pg.locator("img.turs-plot").first
     before = plot.get_attribute("src")
     pg.locator(".turs-figures").first.hover()  # keys step while the mouse is over the pictures
@@ -148,11 +165,22 @@ def test_rejected_growth_on_screen_with_both_sides(page):
     assert with_split >= without and cost == pytest.approx(with_split - without, abs=0.02)
     status.evaluate("el => el.scrollIntoView({block: 'start'})")  # the step, then the table below it
     _shot(pg, "1_rejected_growth")
+    for title in ("Lineage", "Why", "Beam"):  # the panels beside the picture, for the eye
+        _tab(pg, ".turs-panels", title)
+        pg.wait_for_timeout(300)
+        _shot(pg, f"1_{title.lower()}_panel")
 
 
 def test_refit_without_the_local_test_changes_the_rules(page):
+    """sim-local-testing (chosen in the dataset list, which fits it), then without the local test:
+    more rules, grown on the noise columns (thesis Table 3.6)."""
     pg = page
-    before = pg.locator(".turs-final-model").first.text_content()  # in a closed accordion: not visible
+    first = pg.locator(".turs-app").first.locator(".turs-final-model").first.text_content()
+    pg.locator(".turs-dataset select").first.select_option("sim-local-testing")
+    _wait_new_text(pg, ".turs-final-model", first)
+    _wait_text(pg, ".turs-app .turs-progress-text", "fitted in")
+    before = pg.locator(".turs-app").first.locator(".turs-final-model").first.text_content()  # (not visible)
+    assert "X1" in before
     pg.locator(".turs-use-local-test input[type=checkbox]").first.uncheck()
     pg.locator("button.turs-refit").first.click()
     progress = pg.locator(".turs-progress-text").first
@@ -160,9 +188,8 @@ def test_refit_without_the_local_test_changes_the_rules(page):
     _shot(pg, "2a_refit_running")  # the page answers while the worker fits
     pg.wait_for_function("el => el.innerText.includes('fitted in')", arg=progress.element_handle(),
                          timeout=FIT_TIMEOUT)
-    pg.wait_for_function("old => document.querySelector('.turs-final-model').textContent !== old", arg=before,
-                         timeout=30_000)  # the new fit's SearchExplorer replaced the old one
-    after = pg.locator(".turs-final-model").first.text_content()
+    _wait_new_text(pg, ".turs-final-model", before, timeout=30_000)  # the new fit's SearchExplorer replaced the old one
+    after = pg.locator(".turs-app").first.locator(".turs-final-model").first.text_content()
     assert "TURS rule set" in before and "TURS rule set" in after
     assert after.count("IF ") > before.count("IF ")  # thesis Table 3.6: without the test, more (noise) rules
     _shot(pg, "2b_refit_done")
@@ -187,10 +214,14 @@ def test_categorical_dataset_draws_its_view(page):
     before = plot.get_attribute("src")
     pg.locator(".turs-use-local-test input[type=checkbox]").first.check()
     pg.locator(".turs-dataset select").first.select_option("sim-mixed (categorical demo)")
-    # the progress line still says "fitted in" from the previous fit: wait for the new picture (the
-    # new fit's explorer), as long as a fit may take, then for the progress line
-    pg.wait_for_function("old => { const el = document.querySelector('img.turs-plot'); "
-                         "return el && el.src && el.src !== old; }", arg=before, timeout=FIT_TIMEOUT)
+    # the progress line still says "fitted in" from the previous fit: wait for the new fit's explorer
+    # (its axes, on the demo's categorical columns), as long as a fit may take, then for the picture
+    pg.wait_for_function("() => Array.from(document.querySelectorAll('.turs-app')[0].querySelectorAll("
+                         "'.turs-x-feature select, .turs-y-feature select')).some(el => el.selectedIndex >= 0 && "
+                         "el.options[el.selectedIndex].text.includes('(categories)'))", timeout=FIT_TIMEOUT)
+    pg.wait_for_function(f"old => {{ const el = {_first_app('img.turs-plot')}; "
+                         "return el && el.src && el.src !== old && el.naturalWidth > 0; }", arg=before,
+                         timeout=30_000)
     progress = pg.locator(".turs-progress-text").first
     pg.wait_for_function("el => el.innerText.includes('fitted in')", arg=progress.element_handle(),
                          timeout=30_000)
@@ -276,3 +307,136 @@ def test_blockade_explorer_starts_from_the_two_given_rules(page):
                          timeout=30_000)
     app.locator(".turs-status").first.evaluate("el => el.scrollIntoView({block: 'start'})")
     _shot(pg, "6_blockade_from_given_rules")
+
+
+# ------------------------------------------------------------------------------ uploads
+def _upload(pg, name: str, content: bytes):
+    """Choose a file in the app's "CSV…" picker, as a user does (no file on disk needed)."""
+    with pg.expect_file_chooser() as chooser:  # the widget's <input type=file> is not in the page
+        pg.locator(".turs-app").first.locator("button.turs-upload").first.click()
+    chooser.value.set_files(files=[{"name": name, "mimeType": "text/csv", "buffer": content}])
+
+
+def _wait_text(pg, selector: str, text: str, timeout=60_000):
+    pg.wait_for_function("([sel, t]) => { const el = document.querySelector(sel); "
+                         "return el && el.innerText.includes(t); }", arg=[selector, text], timeout=timeout)
+
+
+def _use_csv_and_wait(pg, label: str):
+    app = pg.locator(".turs-app").first
+    app.locator(".turs-label select").first.select_option(label)
+    before = app.locator(".turs-final-model").first.text_content()
+    assert app.locator("button.turs-use-csv").first.is_enabled()
+    app.locator("button.turs-use-csv").first.click()
+    _wait_new_text(pg, ".turs-final-model", before)
+    _wait_text(pg, ".turs-app .turs-progress-text", "fitted in")
+    return app
+
+
+def test_the_uploaded_csv_is_what_gets_fitted_and_shown(page):
+    """300 rows, a column name with a space, one categorical column: the rules, the data text,
+    Compare's data row and the picture's axes all use the file's columns (the dataset list once
+    reloaded its first entry and fitted that instead)."""
+    from test_explorer_app import patients_csv
+
+    pg = page
+    _tab(pg, ".turs-tabs", "Search")
+    _upload(pg, "my_patients.csv", patients_csv())
+    _wait_text(pg, ".turs-app .turs-csv-text", "300 rows, 5 columns")
+    app = _use_csv_and_wait(pg, "outcome")
+    columns = ["patient age", "smoker", "blood pressure", "visits"]
+    rules = app.locator(".turs-final-model").first.text_content()
+    conditions = [line for line in rules.splitlines() if "IF " in line]
+    assert conditions and all(any(c in line for c in columns) for line in conditions), rules
+    assert "petal" not in rules and "colour" not in rules and "X1" not in rules
+    assert "300 rows" in app.locator(".turs-data-text").first.inner_text()
+    assert "4 columns (1 categorical)" in app.locator(".turs-data-text").first.inner_text()
+    assert "upload: my_patients.csv" in app.locator(".turs-dataset select").first.evaluate(
+        "el => el.options[el.selectedIndex].text").replace("\xa0", " ")  # the widget shows no-break spaces
+    axes = [app.locator(f".turs-{a}-feature select").first.evaluate("el => el.options[el.selectedIndex].text")
+            for a in ("x", "y")]
+    assert all(any(a.replace("\xa0", " ").startswith(c) for c in columns) for a in axes), axes
+    ruleset = app.locator(".turs-ruleset").first.text_content()
+    assert "petal" not in ruleset
+    _tab(pg, ".turs-tabs", "Compare")
+    _wait_text(pg, ".turs-app .turs-compare-panel", "upload: my_patients.csv", timeout=30_000)
+    compare = app.locator(".turs-compare-panel").first.inner_text()
+    row = [line for line in compare.splitlines() if line.startswith("data")]
+    assert row and "upload: my_patients.csv" in row[0], compare
+    _shot(pg, "7a_upload_compare")
+    _tab(pg, ".turs-tabs", "Search")
+    app.locator("img.turs-plot").first.scroll_into_view_if_needed()
+    _shot(pg, "7b_upload_fitted")
+
+
+def test_a_hostile_upload_runs_no_script(page):
+    """A file name and column names and values holding markup: no dialog fires, no <img> is
+    injected, and the names are shown as text."""
+    import numpy as np
+    import pandas as pd
+
+    pg = page
+    rng = np.random.default_rng(3)
+    n = 200
+    bad_img, bad_script = "<img src=x onerror=alert(1)>", "<script>alert(2)</script>"
+    x = rng.normal(size=n)
+    frame = pd.DataFrame({bad_img: x, bad_script: rng.choice([bad_img, bad_script, "a&b"], n),
+                          "label": np.where(x > 0, bad_img, "plain")})
+    name = "x&<img src=x onerror=alert(9)>.csv"
+    _upload(pg, name, frame.to_csv(index=False).encode())
+    _wait_text(pg, ".turs-app .turs-csv-text", "200 rows, 3 columns")
+    assert name in pg.locator(".turs-app .turs-csv-text").first.inner_text()
+    app = _use_csv_and_wait(pg, "label")
+    for title in ("Compare", "Edit rules", "Search"):
+        _tab(pg, ".turs-tabs", title)
+        pg.wait_for_timeout(500)
+    for title in ("Why", "Lineage", "Local test", "Rules"):
+        _tab(pg, ".turs-panels", title)
+    pg.wait_for_timeout(1000)
+    assert pg.dialogs == []
+    injected = pg.evaluate("() => Array.from(document.querySelectorAll('img[src=\"x\"], img[onerror], "
+                           "[onerror], [onload]')).map(el => el.outerHTML.slice(0, 200))")
+    assert injected == []
+    assert pg.evaluate("() => Array.from(document.scripts).filter(s => s.textContent.includes('alert(')).length") == 0
+    _tab(pg, ".turs-tabs", "Compare")
+    compare = app.locator(".turs-compare-panel").first.inner_text()
+    assert f"upload: {name}" in compare  # shown once escaped: as text, no &amp;
+    rules = app.locator(".turs-final-model").first.text_content()
+    assert bad_img in rules or bad_script in rules
+    _shot(pg, "8_hostile_upload")
+    _tab(pg, ".turs-tabs", "Search")
+
+
+def test_bad_uploads_say_why_and_turn_use_csv_off(page):
+    """After a good file: a one-column file, then a label with gaps, then a semicolon file in
+    Latin-1 (read, with the note), and a file over tornado's old 10 MB websocket limit (taken)."""
+    pg = page
+    app = pg.locator(".turs-app").first
+    use = app.locator("button.turs-use-csv").first
+    _upload(pg, "one.csv", b"only\n1\n2\n3\n")
+    _wait_text(pg, ".turs-app .turs-csv-text", "needs at least one feature and a label column")
+    assert not use.is_enabled()
+    _upload(pg, "holes.csv", b"a,b,y\n1,2,yes\n2,3,\n3,4,no\n4,5,yes\n5,1,no\n")
+    _wait_text(pg, ".turs-app .turs-csv-text", "5 rows, 3 columns")
+    app.locator(".turs-label select").first.select_option("y")
+    use.click()
+    _wait_text(pg, ".turs-app .turs-progress-text", "missing value(s) (lines 3)")
+    _shot(pg, "9a_label_with_gaps")
+    green = "gr\u00fcn"
+    latin = "gr\u00f6\u00dfe;farbe;klasse\n" + "".join(f"{i}.5;{green if i % 2 else 'rot'};{'ab'[i % 2]}\n"
+                                                          for i in range(40))
+    _upload(pg, "latin.csv", latin.encode("latin-1"))
+    _wait_text(pg, ".turs-app .turs-csv-text", "40 rows, 3 columns")
+    text = app.locator(".turs-csv-text").first.inner_text()
+    assert "not UTF-8" in text and "semicolons" in text and use.is_enabled()
+    options = app.locator(".turs-label select").first.evaluate("el => Array.from(el.options).map(o => o.text)")
+    assert "gr\u00f6\u00dfe" in options
+    # over the old limit: 12 MB in one websocket message (it vanished; the page reconnected)
+    rows = 450_000
+    big = "a,b,c,d,e,f,g,h,label\n" + "12,34,56,78,90,12,34,56,yes\n" * (rows // 2) \
+        + "21,43,65,87,9,21,43,65,no\n" * (rows // 2)
+    assert len(big) > 10.5 * 2**20
+    _upload(pg, "big.csv", big.encode())
+    _wait_text(pg, ".turs-app .turs-csv-text", f"{rows:,} rows, 9 columns", timeout=120_000)
+    assert use.is_enabled()
+    _shot(pg, "9b_large_upload_read")

@@ -1,16 +1,35 @@
-"""Serve the explorer notebook with Voila on 127.0.0.1 (``make explorer``).
+"""Serve the explorer notebook with Voila (``make explorer``), for one user or a class.
 
 Voila does not serve ``.py`` files: ``notebooks/explorer.py`` is converted with jupytext into
-``build/explorer/explorer.ipynb`` first. Then Voila serves it on 127.0.0.1 and the given port
-(0: a free one), the URL is printed, and Ctrl-C (or SIGTERM) stops Voila and the kernels it
-started.
+``build/explorer/explorer.ipynb`` first. Then Voila serves it on the given host and port (0: a
+free one), the URL is printed, and Ctrl-C (or SIGTERM) stops Voila and the kernels it started.
 
-    python tools/serve_explorer.py [--port 8866] [--no-convert]
+    python tools/serve_explorer.py [--port 8866] [--host 127.0.0.1] [--token T] [--pool 1]
+                                   [--cull-idle 300] [--no-convert]
+
+* ``--host``: 127.0.0.1 (default) serves this machine only, with no token. Any other address
+  (``0.0.0.0``: every network interface, for students on other machines) needs a token: one is
+  made up unless ``--token`` gives it, and the printed URL carries it (``?token=...``); a page
+  without it is refused. There is no open server on a network.
+* ``--pool N``: N kernels are started, and run the notebook, before anyone asks (Voila's
+  preheated kernel pool); a page then opens at once, and the pool refills in the background
+  ``FILL_DELAY`` seconds later (refilling at once, ten kernels re-running the notebook while ten
+  pages open, slowed every page). Each kernel holds about 0.4 GB.
+* ``--cull-idle S``: a kernel whose page was closed (no connection) and that has been idle for
+  S seconds is shut down (checked every minute); open pages are never culled.
+* An upload travels to the kernel as one websocket message: messages up to
+  ``SERVER_MAX_UPLOAD_MB`` are taken (tornado's default of 10 MB dropped the connection), and the
+  explorer refuses files over ``MAX_UPLOAD_MB`` with a message (``turs.explorer._studio``).
+* A page whose kernel is slow to answer (many pages opening at once) waits up to
+  ``IOPUB_TIMEOUT`` seconds for the notebook's output rather than Voila's 4 s, after which the
+  page came up empty.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import secrets
 import signal
 import socket
 import subprocess
@@ -21,11 +40,16 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 SOURCE = REPO / "notebooks" / "explorer.py"
 OUT = REPO / "build" / "explorer" / "explorer.ipynb"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+SERVER_MAX_UPLOAD_MB = 200  # as turs.explorer._studio.SERVER_MAX_UPLOAD_MB (not imported: no turs needed here)
+IOPUB_TIMEOUT = 120  # s
+FILL_DELAY = 60  # s: a pool kernel taken by a page is replaced this much later, not while pages open
+CULL_INTERVAL = 60  # s
 
 
-def free_port() -> int:
+def free_port(host: str = "127.0.0.1") -> int:
     with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
+        s.bind((host if host not in ("0.0.0.0", "") else "127.0.0.1", 0))
         return s.getsockname()[1]
 
 
@@ -38,13 +62,40 @@ def convert(source: Path = SOURCE, out: Path = OUT) -> Path:
     return out
 
 
-def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60) -> bool:
+def voila_config(pool: int = 1, cull_idle: int = 300) -> dict:
+    """Voila's configuration (``voila.json``): upload size, preheated pool, culling, IOPub wait."""
+    config = {
+        "Voila": {"tornado_settings": {"websocket_max_message_size": SERVER_MAX_UPLOAD_MB * 2**20}},
+        "VoilaExecutor": {"iopub_timeout": IOPUB_TIMEOUT},
+        "VoilaConfiguration": {"preheat_kernel": pool > 0, "default_pool_size": max(int(pool), 0)},
+        "VoilaKernelManager": {"fill_delay": FILL_DELAY},
+    }
+    if cull_idle > 0:
+        config["MappingKernelManager"] = {"cull_idle_timeout": int(cull_idle), "cull_interval": CULL_INTERVAL,
+                                          "cull_connected": False}
+    return config
+
+
+def voila_command(notebook: Path, port: int, host: str = "127.0.0.1", token: str | None = None,
+                  pool: int = 1, cull_idle: int = 300) -> list[str]:
+    """The Voila command line; writes ``voila.json`` next to the notebook (Voila reads it from its
+    working folder, which must be ``notebook.parent``)."""
+    (notebook.parent / "voila.json").write_text(json.dumps(voila_config(pool, cull_idle), indent=1))
+    cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}", f"--Voila.ip={host}",
+           "--VoilaConfiguration.extension_denylist=jupyterlab-jupytext"]
+    if token:
+        cmd.append(f"--Voila.token={token}")
+    return cmd
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, timeout: float = 60, host: str = "127.0.0.1") -> bool:
+    host = "127.0.0.1" if host in ("0.0.0.0", "") else host
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if proc.poll() is not None:
             return False
         try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+            with socket.create_connection((host, port), timeout=0.5):
                 return True
         except OSError:
             time.sleep(0.2)
@@ -72,29 +123,48 @@ def _interrupt(signum, frame):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--port", type=int, default=8866, help="port on 127.0.0.1 (0: a free one)")
+    parser.add_argument("--port", type=int, default=8866, help="port (0: a free one)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on: 127.0.0.1 (this machine only, no token) or e.g. 0.0.0.0 "
+                             "(the network; a token is required)")
+    parser.add_argument("--token", default=None, help="the token pages must carry (made up when --host is not "
+                                                      "loopback and none is given)")
+    parser.add_argument("--pool", type=int, default=1, help="kernels started and run before anyone asks "
+                                                            "(about 0.5 GB each; 0: none)")
+    parser.add_argument("--cull-idle", type=int, default=300,
+                        help="seconds after which a kernel whose page was closed is shut down (0: never)")
     parser.add_argument("--no-convert", action="store_true", help="serve the notebook already in build/explorer")
     args = parser.parse_args(argv)
     if args.port < 0 or args.port > 65535:
         parser.error(f"--port must be in 0..65535. Got {args.port}.")
+    if args.pool < 0 or args.cull_idle < 0:
+        parser.error(f"--pool and --cull-idle must be >= 0. Got {args.pool} and {args.cull_idle}.")
+    token = args.token
+    if args.host not in LOOPBACK and not token:
+        if token == "":
+            parser.error(f"--host {args.host} serves the network: an empty --token would open it to anyone. "
+                         "Give a token, or leave --token out to have one made up.")
+        token = secrets.token_urlsafe(12)
     try:
         notebook = OUT if args.no_convert else convert()
     except ImportError:
         print("jupytext is missing: pip install -e '.[notebooks,explorer]'", file=sys.stderr)
         return 2
-    port = args.port or free_port()
+    port = args.port or free_port(args.host)
     env = dict(os.environ, MPLBACKEND="Agg")
     env.setdefault("NUMBA_CACHE_DIR", str(REPO / "build" / "numba_cache"))
-    cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-           "--VoilaConfiguration.extension_denylist=jupyterlab-jupytext"]
+    cmd = voila_command(notebook, port, args.host, token, args.pool, args.cull_idle)
     proc = subprocess.Popen(cmd, cwd=notebook.parent, env=env, start_new_session=True)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does
     try:
-        if not wait_for_port(port, proc):
-            print(f"Voila did not start on 127.0.0.1:{port} (exit code {proc.poll()}); is voila installed "
+        if not wait_for_port(port, proc, host=args.host):
+            print(f"Voila did not start on {args.host}:{port} (exit code {proc.poll()}); is voila installed "
                   "(pip install -e '.[explorer]') and the port free?", file=sys.stderr)
             return 1
-        print(f"TURS explorer: http://127.0.0.1:{port}/  (Ctrl-C stops it)", flush=True)
+        shown = socket.gethostname() if args.host in ("0.0.0.0", "") else args.host
+        query = f"?token={token}" if token else ""
+        print(f"TURS explorer: http://{shown}:{port}/{query}  (Ctrl-C stops it; {args.pool} kernel"
+              f"{'s' if args.pool != 1 else ''} pre-started)", flush=True)
         proc.wait()
         return proc.returncode or 0
     except KeyboardInterrupt:

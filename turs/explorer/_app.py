@@ -7,10 +7,9 @@ from collections import OrderedDict
 import ipywidgets as W
 import numpy as np
 
-from ..trace import SearchTrace
 from . import _draw, _explain, _html, _render
 from ._data import DataView, cover_patterns, overlap_summary
-from ._view import TraceView
+from ._view import TraceView, resolve_trace
 
 #: Keys of :meth:`SearchExplorer.handle_key` (ipyevents ``key`` names) and what they do.
 KEYS = {"ArrowRight": "next beam iteration", "ArrowLeft": "previous beam iteration",
@@ -68,7 +67,7 @@ class SearchExplorer(W.VBox):
 
     def __init__(self, model_or_trace, X=None, y=None, *, max_points: int = 5000, cache_size: int = 256,
                  keyboard: bool = True):
-        trace, model = _resolve(model_or_trace)
+        trace, model = resolve_trace(model_or_trace)
         super().__init__()
         self.view = TraceView(trace, model, X, y)
         if self.view.n_searches == 0:
@@ -81,9 +80,11 @@ class SearchExplorer(W.VBox):
         self.redraw_seconds: list[float] = []
         self.figure_titles: dict = {}
         self._busy = False
+        self.draw_error = None  # the last drawing's error text, or None
         self._k, self._it = 0, 0
         self.selected = self.view.default_candidate(0, 0)
         self._build(keyboard)
+        self._follow_selection()
         self._redraw()
 
     # ------------------------------------------------------------------ layout
@@ -113,8 +114,11 @@ class SearchExplorer(W.VBox):
             names = v.feature_names
             options = [(names[j], names[j]) for j in v.numeric_columns] or [(n, n) for n in names]
             fx, fy = (options[0][1], options[min(1, len(options) - 1)][1])
-        self.x_feature = W.Dropdown(options=options, value=fx, description="x", layout=W.Layout(width="290px"))
-        self.y_feature = W.Dropdown(options=options, value=fy, description="y", layout=W.Layout(width="290px"))
+        narrow = {"description_width": "18px"}  # the column's name gets the width, not the label
+        self.x_feature = W.Dropdown(options=options, value=fx, description="x", style=narrow,
+                                    layout=W.Layout(width="290px"))
+        self.y_feature = W.Dropdown(options=options, value=fy, description="y", style=narrow,
+                                    layout=W.Layout(width="290px"))
         self.candidate = W.Dropdown(options=[], description="selected", layout=W.Layout(width="100%"),
                                     style={"description_width": "70px"})
         self.plot, self.coverage_plot = W.Image(format="png"), W.Image(format="png")
@@ -144,14 +148,21 @@ class SearchExplorer(W.VBox):
                              titles=("Data", "Rows \u00d7 rules", "Lineage", "MDL score"),
                              layout=W.Layout(width="606px", min_width="606px"))
         self.figures.add_class("turs-figures")
-        self.panels = W.Tab(children=[self.why_html, self.lineage_html, self.rejected_html, self.ruleset],
-                            titles=("Why", "Lineage", "Local test", "Rules"),
+        self.local_order = W.Dropdown(options=list(_html.LOCAL_TEST_ORDERS), description="order by",
+                                      style={"description_width": "70px"}, layout=W.Layout(width="100%"))
+        self.local_order.add_class("turs-local-order")
+        self.local_order.observe(self._on_feature, "value")
+        local_tab = W.VBox([self.local_order, self.rejected_html])
+        self.beam_html = W.HTML()  # the main beam beside the picture (its columns to read a step by)
+        self.beam_html.add_class("turs-beam-panel")
+        self.panels = W.Tab(children=[self.beam_html, self.why_html, self.lineage_html, local_tab, self.ruleset],
+                            titles=("Beam", "Why", "Lineage", "Local test", "Rules"),
                             layout=W.Layout(flex="1 1 320px", min_width="320px"))
         self.panels.add_class("turs-panels")
         self.keys_note = W.HTML()
         self._events = None
         if keyboard:
-            self._events = _key_events(self.figures, self.handle_key)
+            self._events = _key_events(self.figures, self._on_key)
             hint = ("keys (mouse over the pictures): \u2190 \u2192 beam iteration, PageUp / PageDown rule search"
                     if self._events is not None else "keyboard stepping needs ipyevents (pip install ipyevents)")
             self.keys_note.value = f"<span class='turs-note'>{hint}</span>"
@@ -177,8 +188,8 @@ class SearchExplorer(W.VBox):
         self.rule_step.observe(self._on_rule, "value")
         self.beam_step.observe(self._on_beam, "value")
         self.step.observe(self._on_step, "value")
-        self.prev_button.on_click(lambda _: self.step_back())
-        self.next_button.on_click(lambda _: self.step_forward())
+        self.prev_button.on_click(self._on_prev)
+        self.next_button.on_click(self._on_next)
         self.candidate.observe(self._on_candidate, "value")
         self.x_feature.observe(self._on_feature, "value")
         self.y_feature.observe(self._on_feature, "value")
@@ -207,6 +218,7 @@ class SearchExplorer(W.VBox):
         self._k, self._it = int(rule_index), int(iteration)
         self.selected = candidate if candidate is not None else v.default_candidate(self._k, self._it)
         self._sync_controls()
+        self._follow_selection()
         self._redraw()
 
     def select(self, selection):
@@ -217,6 +229,7 @@ class SearchExplorer(W.VBox):
             raise ValueError(f"{selection!r} is not a selection of this step; choose one of "
                              f"{list(self.selection_options().values())[:8]}...")
         self.selected = tuple(selection)
+        self._follow_selection()
         self._redraw()
 
     def step_forward(self):
@@ -251,23 +264,50 @@ class SearchExplorer(W.VBox):
             return False
         return True
 
+    @_html.shows_errors("stepping back")
+    def _on_prev(self, _=None):
+        self.step_back()
+
+    @_html.shows_errors("stepping forward")
+    def _on_next(self, _=None):
+        self.step_forward()
+
+    @_html.shows_errors("handling a key")
+    def _on_key(self, key):
+        self.handle_key(key)
+
+    def _show_error(self, exc, doing: str = ""):
+        """A callback's exception, shown in the status line and instead of the picture (never a
+        picture of another step under this step's status)."""
+        self.draw_error = f"{type(exc).__name__}: {exc}"
+        self.status.value = _html.error_html(exc, doing)
+        for image in (self.plot, self.coverage_plot, self.lineage_plot, self.mdl_plot):
+            image.value = b""
+        self.draw_note.value = _html.error_html(exc, doing)
+
+    @_html.shows_errors("showing the rule search")
     def _on_rule(self, change):
         if not self._busy:
             self.show(change["new"] - 1, 0)
 
+    @_html.shows_errors("showing the beam iteration")
     def _on_beam(self, change):
         if not self._busy:
             self.show(self._k, change["new"] - 1)
 
+    @_html.shows_errors("showing the step")
     def _on_step(self, change):
         if not self._busy:
             self.show(*self.view.steps[change["new"]])
 
+    @_html.shows_errors("selecting")
     def _on_candidate(self, change):
         if not self._busy and change["new"] is not None and change["new"] != self.selected:
             self.selected = change["new"]
+            self._follow_selection()
             self._redraw()
 
+    @_html.shows_errors("drawing")
     def _on_feature(self, change):
         if not self._busy:
             self._redraw()
@@ -286,6 +326,56 @@ class SearchExplorer(W.VBox):
             self.step.value = v.step_of(self._k, self._it)
         finally:
             self._busy = False
+
+    # ------------------------------------------------------------- the axes
+    def selection_columns(self) -> list:
+        """The (user's) columns the selection has conditions on, in the order of its conditions,
+        each once; those the picture can use (a column of the axis lists)."""
+        c = self.selected_candidate()
+        if c is None:
+            return []
+        drawable = set(self.x_feature.options[i][1] for i in range(len(self.x_feature.options)))
+        out = []
+        for lit in c["literals"]:
+            j = int(lit[0])
+            col = self.data.encoded[j][0] if self.data is not None else self.view.feature_names[j]
+            if col in drawable and col not in out:
+                out.append(col)
+        return out
+
+    def _follow_selection(self):
+        """Put the selection's columns on the axes (a new selection only: a user's own choice of
+        axes stays until the next one). Its first two columns, unless both axes already show
+        columns it uses; one column: on x, unless an axis shows it already."""
+        used = self.selection_columns()
+        shown = (self.x_feature.value, self.y_feature.value)
+        if not used or (len(used) == 1 and used[0] in shown) or (len(used) > 1 and set(shown) <= set(used)
+                                                                  and shown[0] != shown[1]):
+            return
+        if len(used) > 1:
+            x, y = used[0], used[1]
+        else:
+            x, y = used[0], shown[1] if shown[1] != used[0] else shown[0]
+        self._busy = True
+        try:
+            self.x_feature.value, self.y_feature.value = x, y
+        finally:
+            self._busy = False
+
+    def hidden_conditions(self) -> list:
+        """The selection's conditions on columns that are on neither axis (the picture cannot show
+        them: its box spans those columns' whole range)."""
+        c = self.selected_candidate()
+        if c is None:
+            return []
+        shown = {self.x_feature.value, self.y_feature.value}
+        out = []
+        for lit, text in zip(c["literals"], c["conditions"]):
+            j = int(lit[0])
+            col = self.data.encoded[j][0] if self.data is not None else self.view.feature_names[j]
+            if col not in shown:
+                out.append(text)
+        return out
 
     # ------------------------------------------------------------- data access
     def selection_options(self) -> dict:
@@ -445,7 +535,13 @@ class SearchExplorer(W.VBox):
         t0 = time.perf_counter()
         v, k, it = self.view, self._k, self._it
         kind = FIGURES[self.figures.selected_index or 0]
-        png, title = self._figure(kind)
+        try:
+            png, title = self._figure(kind)
+            self.draw_error = None
+        except Exception as exc:  # noqa: BLE001 - the page says so; the tables still follow the step
+            _html.logger.exception("drawing the %s picture failed", kind)
+            png, title = b"", ""
+            self.draw_error = f"{type(exc).__name__}: {exc}"
         self.figure_titles[kind] = title
         opts = [(label, sel) for label, sel in self.selection_options().items()]
         note = ""
@@ -462,11 +558,22 @@ class SearchExplorer(W.VBox):
                 v, k, it, "main", sel, "Main beam (learning speed score r, Eq. 3.21; patience bucket Eq. 3.23)")
             self.aux_html.value = _html.beam_table(
                 v, k, it, "aux", sel, "Auxiliary beam (complementary score R, Eq. 3.24; bucket of |S' \\ M|)")
+            self.beam_html.value = ("<div class='turs-panel'>" + _html.beam_table(
+                v, k, it, "main", sel, "Main beam", compact=True) + "<div class='turs-note'>all columns and the "
+                "auxiliary beam: below</div></div>")
             self.why_html.value = _html.why_panel(v.search(k), k)
             self.lineage_html.value = _html.lineage_panel(v.trace, k)
-            self.rejected_html.value = _html.rejected_panel(v.trace, k, it)
+            self.rejected_html.value = _html.rejected_panel(v.trace, k, it, order=self.local_order.value)
             self.ruleset.value = _html.pre(v.ruleset_text(k))
+            hidden = self.hidden_conditions()
+            if hidden:
+                note = ((note + "; ") if note else "") + (
+                    f"{self._selection_label()} also has {len(hidden)} condition{'s' if len(hidden) != 1 else ''} "
+                    f"the picture cannot show (not on these axes): {' AND '.join(hidden)}")
             self.draw_note.value = f"<div class='turs-note'>{_html.esc(note)}</div>" if note else ""
+            if self.draw_error is not None:
+                self.draw_note.value += (f"<div class='turs-fail turs-draw-error'>The picture cannot be drawn: "
+                                         f"{_html.esc(self.draw_error)}</div>")
             getattr(self, {"data": "plot", "coverage": "coverage_plot", "lineage": "lineage_plot",
                            "mdl": "mdl_plot"}[kind]).value = png
         finally:
@@ -492,21 +599,3 @@ def _key_events(source, handler):
     events = Event(source=source, watched_events=["keydown"], prevent_default_action=True)
     events.on_dom_event(lambda event: handler(event.get("key")) if event.get("key") in KEYS else None)
     return events
-
-
-def _resolve(obj):
-    """``(trace, model_or_None)`` from a fitted model, a SearchTrace, its dict or its JSON."""
-    if isinstance(obj, SearchTrace):
-        return obj, None
-    if isinstance(obj, dict):
-        return SearchTrace.from_dict(obj), None
-    if isinstance(obj, str):
-        return SearchTrace.from_json(obj), None
-    if hasattr(obj, "get_params") and hasattr(obj, "record_trace"):
-        if not hasattr(obj, "rules_"):
-            raise ValueError("This TURSClassifier is not fitted yet; fit it with record_trace=True first.")
-        if getattr(obj, "trace_", None) is None:
-            raise ValueError("This TURSClassifier was fitted without a search trace; refit it with "
-                             "TURSClassifier(record_trace=True, ...) to explore its search.")
-        return obj.trace_, obj
-    raise TypeError(f"SearchExplorer needs a fitted TURSClassifier or a SearchTrace. Got {type(obj).__name__}.")

@@ -18,6 +18,8 @@ from __future__ import annotations
 import functools
 import io
 
+import matplotlib
+
 import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
@@ -42,7 +44,8 @@ def png(fig: Figure) -> bytes:
     if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
         FigureCanvasAgg(fig)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=DPI, pil_kwargs={"compress_level": 1})
+    with matplotlib.rc_context({"text.parse_math": False}):  # ticks made while drawing, too
+        fig.savefig(buf, format="png", dpi=DPI, pil_kwargs={"compress_level": 1})
     return buf.getvalue()
 
 
@@ -57,7 +60,9 @@ def styled(draw):
     text it creates (ticks and legends included) gets the readable sizes."""
     @functools.wraps(draw)
     def wrapper(*args, **kwargs):
-        with style.rc_context():
+        # text from the data is drawn as it is: "$" never starts matplotlib's mathtext (a column
+        # named "$\\frac$" would break the drawing)
+        with style.rc_context(), matplotlib.rc_context({"text.parse_math": False}):
             return draw(*args, **kwargs)
     return wrapper
 

@@ -1,5 +1,5 @@
 """The explorer's **Edit rules** tab: type a rule, see the MDL change it makes; remove a rule;
-continue the search from the edited rules (issue 18 section 4, issue 20 section 3).
+continue the search from the edited rules.
 
 A student types a rule (``x1 >= 1.0 AND x2 < 0.8``, the text :func:`turs.parse_rule` reads)
 and presses Enter or **Try**: the rule is added to the working rule set with
@@ -37,8 +37,8 @@ def mdl_change(before, after) -> dict:
     return out
 
 
-def change_html(title: str, change: dict) -> str:
-    """The MDL change of one edit as a table and a sentence."""
+def change_html(title: str, change: dict, removing: bool = False) -> str:
+    """The MDL change of one edit (adding a rule, or ``removing`` one) as a table and a sentence."""
     rows = []
     for label, key, meaning in PARTS:
         c = change[key]
@@ -47,14 +47,27 @@ def change_html(title: str, change: dict) -> str:
         rows.append(f"<tr{bold} class='turs-part-{key}' title='{_html.esc(meaning)}'><td style='text-align:left'>"
                     f"{label}</td><td>{c['before']:.2f}</td><td>{c['after']:.2f}</td>"
                     f"<td style='color:{colour}'>{c['change']:+.2f}</td></tr>")
-    d = change["total"]["change"]
-    verdict = (f"The MDL score goes down by {-d:.2f} bits: this edit makes the code shorter, the search would "
-               "take it." if d < 0 else f"The MDL score goes up by {d:.2f} bits: this edit makes the code longer, "
-               "the search would not take it.")
+    verdict = edit_verdict(change["total"]["change"], removing)
     return (f"<div class='turs-panel turs-rule-change'><b>{_html.esc(title)}</b>"
             "<table class='turs-table'><thead><tr><th style='text-align:left'>bits</th><th>before</th>"
             f"<th>after</th><th>change</th></tr></thead><tbody>{''.join(rows)}</tbody></table>"
             f"<p>{_html.esc(verdict)}</p></div>")
+
+
+def edit_verdict(d: float, removing: bool = False) -> str:
+    """The MDL change ``d`` (bits, after - before) of an edit in words. The search only adds rules,
+    so only an added rule is said to be one the search would (or would not) accept."""
+    if removing:
+        if d > 0:
+            return (f"The MDL score goes up by {d:.2f} bits: the rule paid for itself (without it the code is "
+                    "longer).")
+        return (f"The MDL score goes down by {-d:.2f} bits: the code is shorter without this rule. The search "
+                "only adds rules; it never removes one.")
+    if d < 0:
+        return (f"The MDL score goes down by {-d:.2f} bits: with this rule the code is shorter; the search "
+                "accepts a rule that does this.")
+    return (f"The MDL score goes up by {d:.2f} bits: with this rule the code is longer; the search would not "
+            "accept it.")
 
 
 class RuleEditor(W.VBox):
@@ -92,8 +105,8 @@ class RuleEditor(W.VBox):
                                      tooltip="back to the fitted rules")
         self.continue_button = W.Button(description="Continue the search from these rules", button_style="success",
                                         layout=L(width="100%"), tooltip="fit(initial_rules=...) in the worker")
-        self.x_feature = W.Dropdown(description="x", layout=L(width="290px"))
-        self.y_feature = W.Dropdown(description="y", layout=L(width="290px"))
+        self.x_feature = W.Dropdown(description="x", style={"description_width": "18px"}, layout=L(width="290px"))
+        self.y_feature = W.Dropdown(description="y", style={"description_width": "18px"}, layout=L(width="290px"))
         self.plot = W.Image(format="png")
         for cls, w in {"turs-rule-text": self.text, "turs-try-rule": self.try_button,
                        "turs-rule-message": self.message, "turs-rule-result": self.result,
@@ -113,16 +126,49 @@ class RuleEditor(W.VBox):
                          W.HBox([picture, side], layout=L(flex_flow="row wrap", align_items="flex-start"))]
         self.add_class("turs-explorer")
         self.add_class("turs-rule-editor")
-        self.text.observe(lambda ch: self.try_rule(ch["new"]) if ch["new"].strip() else None, "value")
-        self.try_button.on_click(lambda _: self.try_rule(self.text.value))
-        self.remove_button.on_click(lambda _: self.remove(self.choice.value) if self.choice.value is not None
-                                    else None)
-        self.reset_button.on_click(lambda _: self.reset())
-        self.continue_button.on_click(lambda _: self.continue_search())
+        self.text.observe(self._on_text, "value")
+        self.try_button.on_click(self._on_try)
+        self.remove_button.on_click(self._on_remove)
+        self.reset_button.on_click(self._on_reset)
+        self.continue_button.on_click(self._on_continue)
         self.choice.observe(self._on_choice, "value")
         self._quiet = False
-        self.x_feature.observe(lambda _: None if self._quiet else self._draw(), "value")
-        self.y_feature.observe(lambda _: None if self._quiet else self._draw(), "value")
+        self.x_feature.observe(self._on_axes, "value")
+        self.y_feature.observe(self._on_axes, "value")
+
+    # ------------------------------------------------------------- callbacks
+    @_html.shows_errors("trying the rule")
+    def _on_text(self, change):
+        if change["new"].strip():
+            self.try_rule(change["new"])
+
+    @_html.shows_errors("trying the rule")
+    def _on_try(self, _=None):
+        self.try_rule(self.text.value)
+
+    @_html.shows_errors("removing the rule")
+    def _on_remove(self, _=None):
+        if self.choice.value is not None:
+            self.remove(self.choice.value)
+
+    @_html.shows_errors("resetting")
+    def _on_reset(self, _=None):
+        self.reset()
+
+    @_html.shows_errors("continuing the search")
+    def _on_continue(self, _=None):
+        self.continue_search()
+
+    @_html.shows_errors("drawing")
+    def _on_axes(self, _=None):
+        if not self._quiet:
+            self._draw()
+
+    def _show_error(self, exc, doing: str = ""):
+        """A callback's exception, shown above the result (the picture is cleared: never a stale one)."""
+        self.error = f"{type(exc).__name__}: {exc}"
+        self.message.value = _html.error_html(exc, doing)
+        self.plot.value = b""
 
     # ---------------------------------------------------------------- state
     def set_base(self, model):
@@ -225,7 +271,7 @@ class RuleEditor(W.VBox):
         del self.yours[int(i)]
         self.highlight = None
         self.change = mdl_change(before, after)
-        self.result.value = change_html(f"Removing R{int(i) + 1}: {removed}", self.change)
+        self.result.value = change_html(f"Removing R{int(i) + 1}: {removed}", self.change, removing=True)
         self._show()
         return after
 
@@ -249,6 +295,7 @@ class RuleEditor(W.VBox):
         return self.app.refit(wait=wait, initial_rules=rules)
 
     # ---------------------------------------------------------------- showing
+    @_html.shows_errors("selecting the rule")
     def _on_choice(self, change):
         if not self._quiet and change["new"] is not None and change["new"] != self.highlight:
             self.highlight = change["new"]
@@ -266,7 +313,8 @@ class RuleEditor(W.VBox):
                          f"<td>{r.coverage}</td></tr>")
         classes = ", ".join(str(c) for c in m.classes_)
         self.rules_html.value = (
-            f"<div class='turs-panel'><b>Rule set: {len(m.rules_)} rules, MDL score {m.mdl_score_:.2f} bits</b>"
+            f"<div class='turs-panel'><b>Rule set: {len(m.rules_)} rule{'s' if len(m.rules_) != 1 else ''}, "
+            f"MDL score {m.mdl_score_:.2f} bits</b>"
             "<div class='turs-scroll'><table class='turs-table'><thead><tr><th>rule</th>"
             f"<th style='text-align:left'>conditions</th><th>P({_html.esc(classes)})</th><th>n</th></tr></thead>"
             f"<tbody>{''.join(lines)}</tbody></table></div>"

@@ -116,12 +116,41 @@ def why_rule(search: dict) -> dict:
         margin = _r(chosen) - _r(runner)
         words.append(f"The runner-up \u201c{conditions_text(runner)}\u201d has r = {_fmt(runner.get('r'))}: "
                      f"it lost by {margin:.3g} in r, the score the search ranks by (Eq. 3.21).")
+        flipped = complement_condition(chosen, runner)
+        if flipped is not None:
+            words.append(f"The runner-up is the other side of the same cut ({flipped[0]} against {flipped[1]}): it "
+                         "covers the rows the chosen rule leaves out of its parent. "
+                         + ("The two score the same r (a tie): by r the data cannot tell them apart, and "
+                            "which one is kept is the search's tie rule, not a lesson." if abs(margin) < 1e-9 else
+                            "Both sides of a cut are always candidates; the search keeps the side whose rows "
+                            "are learned faster (higher r)."))
         if rm is not None and cm is not None:
             words.append(f"Added instead, it would change the MDL score by {rm['total']:+.1f} bits "
                          f"(the chosen rule: {cm['total']:+.1f} bits).")
     elif search.get("chosen") is not None:
         words.append("There was no runner-up: every other final candidate had the same literals.")
     return out
+
+
+_SIDES = ((" < ", " >= "), (" >= ", " < "), (" = ", " != "), (" != ", " = "))
+
+
+def complement_condition(a: dict, b: dict):
+    """``(condition of a, condition of b)`` when the candidates differ in one condition only and
+    those two are the two sides of one cut (``X1 < 0.5`` / ``X1 >= 0.5``, ``c = u`` / ``c != u``);
+    else None."""
+    ca, cb = list(a.get("conditions") or []), list(b.get("conditions") or [])
+    if len(ca) != len(cb) or not ca:
+        return None
+    only_a = [c for c in ca if c not in cb]
+    only_b = [c for c in cb if c not in ca]
+    if len(only_a) != 1 or len(only_b) != 1:
+        return None
+    for one, other in _SIDES:
+        head, sep, value = only_a[0].rpartition(one)
+        if sep and only_b[0] == f"{head}{other}{value}" and one.strip() not in head:
+            return only_a[0], only_b[0]
+    return None
 
 
 def _change_words(subject: str, change: dict, cand: dict) -> str:
@@ -164,6 +193,32 @@ def rejected_rows(trace, k: int, it: int, limit: int | None = None) -> list[dict
                                                                 else "(empty rule)"),
                          "added": c.get("added_condition"), "score": c.get(score), "with": w, "without": wo,
                          "excess": None if w is None or wo is None else w - wo, "literals": c.get("literals")})
+    return rows
+
+
+def passed_rows(trace, k: int, it: int) -> list[dict]:
+    """The growths in the beams at iteration ``it`` of search ``k`` that passed their local test,
+    with both sides (as :func:`rejected_rows`; ``excess`` is negative: the bits the split saves).
+    The empty rule's first growths have no parent's test recorded and are left out."""
+    s = trace.searches[k]
+    if it >= len(s["iterations"]):
+        return []
+    iteration = s["iterations"][it]
+    by_id = trace.candidates(k) if s.get("empty_rule") else {}
+    rows = []
+    for test, key, bits_key, score in (("main", "main_beam", "local_test_bits", "r"),
+                                       ("aux", "aux_beam", "aux_local_test_bits", "R")):
+        for c in iteration.get(key, []):
+            bits = c.get(bits_key) or {}
+            w, wo = bits.get("bits_with_split"), bits.get("bits_without_split")
+            if w is None or wo is None:
+                continue
+            parent = by_id.get(c.get("parent_id"))
+            rows.append({"test": test, "id": c.get("id"), "conditions": conditions_text(c),
+                         "parent": None if parent is None else (conditions_text(parent) if parent.get("conditions")
+                                                                else "(empty rule)"),
+                         "added": c.get("added_condition"), "score": c.get(score), "with": w, "without": wo,
+                         "excess": w - wo, "literals": c.get("literals"), "passed": bool(bits.get("passed", True))})
     return rows
 
 

@@ -1,11 +1,14 @@
-"""The explorer's HTML: style sheet, beam tables and the explanation panels (strings only).
+"""The explorer's HTML: style sheet, beam tables and the explanation panels (strings), and
+:func:`shows_errors`, which puts a widget callback's exception on the page as such a string.
 
 Text is at least 14 px (tables, panels and the widgets' own labels, through the
 ``--jp-widgets-font-size`` variable), so it can be read from the back of a room at 1280x720.
 """
 from __future__ import annotations
 
+import functools
 import html
+import logging
 import math
 
 from .. import style
@@ -54,6 +57,19 @@ CSS = f"""
   line-height: 1.35;}}
 .turs-explorer .turs-status-text {{line-height: 1.45;}}
 .turs-explorer code {{font-size: {FONT_PX - 1}px; background: #f3f3f3; padding: 0 2px;}}
+.turs-explorer tr.turs-test-head td {{white-space: normal;}}
+.turs-explorer .turs-panels .lm-TabBar-tab {{flex: 0 0 auto !important; padding: 0 6px; max-width: none;}}
+.turs-app button:disabled, .turs-explorer button:disabled {{opacity: 0.4 !important; filter: grayscale(1);
+  cursor: not-allowed;}}
+.turs-app :focus-visible, .turs-explorer :focus-visible, .turs-explorer .noUi-handle:focus {{
+  outline: 3px solid {SELECTED} !important; outline-offset: 2px;}}
+.turs-explorer .turs-play {{width: auto !important; flex: 0 0 auto; margin-right: 8px;}}
+.turs-explorer .turs-play button {{width: auto !important; min-width: 64px; padding: 0 6px;}}
+.turs-explorer .turs-play button i.fa {{display: none;}}
+.turs-explorer .turs-play button:nth-of-type(1)::after {{content: "\\25B6  play";}}
+.turs-explorer .turs-play button:nth-of-type(2)::after {{content: "\\23F8  pause";}}
+.turs-explorer .turs-play button:nth-of-type(3)::after {{content: "\\25A0  stop";}}
+.turs-explorer .turs-play button:nth-of-type(4)::after {{content: "\\21BB  repeat";}}
 </style>
 """
 
@@ -73,8 +89,37 @@ COLUMNS = [
 ]
 
 
+logger = logging.getLogger("turs.explorer")
+
+
 def esc(text) -> str:
+    """``text`` (anything, as ``str``) escaped for HTML text and attribute values. Escape once, where
+    the string becomes HTML: an escaped string passed here again shows its ``&amp;`` on the page."""
     return html.escape(str(text))
+
+
+def error_html(exc: BaseException, doing: str = "") -> str:
+    """An exception as the page shows it: ``doing: Type: message`` in the failure style."""
+    head = f"{doing}: " if doing else ""
+    return (f"<div class='turs-fail turs-callback-error'>{esc(head)}{esc(type(exc).__name__)}: "
+            f"{esc(exc)}</div>")
+
+
+def shows_errors(doing: str):
+    """Decorator of a widget callback method: an exception it raises goes to the page, through the
+    instance's ``_show_error(exc, doing)``, and to the ``turs.explorer`` log, instead of vanishing
+    into the kernel's log (ipywidgets swallows what a callback raises)."""
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - every error reaches the page
+                logger.exception("%s failed", doing)
+                self._show_error(exc, doing)
+                return None
+        return wrapper
+    return decorate
 
 
 def pre(text: str) -> str:
@@ -87,18 +132,26 @@ def fmt(v, spec="{:.3g}"):
     return spec.format(v)
 
 
-def beam_table(view, k, it, which, selected, caption) -> str:
-    """One beam at one step: a row per candidate; the search's final rule marked (by its id)."""
+#: The beam table beside the picture (the panel is about 330 px wide at 1280 px): the columns a
+#: step is read by; the full table is below
+COMPACT = ("#", "conditions", "coverage", "r (Eq. 3.21)", "local test")  # the chosen one: a star in "#"
+
+
+def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> str:
+    """One beam at one step: a row per candidate; the search's final rule marked (by its id).
+    ``compact``: the columns of :data:`COMPACT` only."""
     df = view.table(k, it, which)
+    columns = [c for c in COLUMNS if c[0] in COMPACT] if compact else COLUMNS
     bucket_key, test_key = ("aux_bucket", "aux_local_test") if which == "aux" else ("bucket", "local_test")
-    head = "".join(f"<th>{esc(h)}</th>" for h, _, _ in COLUMNS)
+    short_head = {"r (Eq. 3.21)": "r", "local test": "test"} if compact else {}
+    head = "".join(f"<th>{esc(short_head.get(h, h))}</th>" for h, _, _ in columns)
     rows = []
     for i, row in enumerate(df.itertuples(index=False)):
         r = row._asdict()
         cells = []
-        for h, key, spec in COLUMNS:
+        for h, key, spec in columns:
             if h == "#":
-                cells.append(f"<td>{i}</td>")
+                cells.append(f"<td>{i}{' &#9733;' if compact and r['chosen'] else ''}</td>")
             elif key == "conditions":
                 cells.append(f"<td class='turs-cond'>{esc(r['conditions'])}</td>")
             elif h == "bucket":
@@ -114,8 +167,9 @@ def beam_table(view, k, it, which, selected, caption) -> str:
                 cells.append(f"<td>{fmt(r[key], spec)}</td>")
         classes = (["turs-chosen"] if r["chosen"] else []) + (["turs-selected"] if selected == (which, i) else [])
         rows.append(f"<tr class='{' '.join(classes)}' data-index='{i}'>" + "".join(cells) + "</tr>")
-    body = "".join(rows) if rows else f"<tr><td colspan='{len(COLUMNS)}'>(empty)</td></tr>"
-    return (f"<div class='turs-scroll'><table class='turs-table turs-{which}'><caption>{esc(caption)} &middot; "
+    body = "".join(rows) if rows else f"<tr><td colspan='{len(columns)}'>(empty)</td></tr>"
+    return (f"<div class='turs-scroll'><table class='turs-table turs-{which}{' turs-compact' if compact else ''}'>"
+            f"<caption>{esc(caption)} &middot; "
             f"{len(df)} candidates</caption><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>")
 
 
@@ -166,16 +220,39 @@ def lineage_panel(trace, k: int) -> str:
     return "".join(out)
 
 
-def rejected_panel(trace, k: int, it: int, limit: int = 12) -> str:
-    """The growths the local tests rejected at one iteration, with both sides of the test."""
+#: How the Local test panel can order its rows: label -> (row key, descending)
+LOCAL_TEST_ORDERS = {"r / R (the search's order)": ("score", True),
+                     "split costs (+) / saves (-)": ("excess", False),
+                     "bits without split": ("without", True), "bits with split": ("with", True)}
+
+
+def _ordered(rows, order):
+    key, descending = LOCAL_TEST_ORDERS.get(order, ("score", True))
+    known = [r for r in rows if r.get(key) is not None]
+    unknown = [r for r in rows if r.get(key) is None]
+    return sorted(known, key=lambda r: r[key], reverse=descending) + unknown
+
+
+def rejected_panel(trace, k: int, it: int, limit: int = 12, order: str | None = None) -> str:
+    """The local tests at one iteration, with both sides of the test (Eq. 3.22, 3.25): the
+    growths they rejected (the trace keeps the best of them: "k of N" says how many) and the
+    growths in the beams, which passed. ``order``: a key of :data:`LOCAL_TEST_ORDERS`."""
     n_main, n_aux = _explain.n_rejected(trace, k, it)
     rows = _explain.rejected_rows(trace, k, it)
+    passed = _explain.passed_rows(trace, k, it)
+    counts = {"main": n_main, "aux": n_aux}
+    listed = {t: sum(r["test"] == t for r in rows) for t in counts}
+
+    def of(test):
+        n, m = counts[test], min(listed[test], limit)
+        return f"{n}" if m >= n else f"{n} (the best {m} of {n} listed)"
+
     out = [f"<div class='turs-panel turs-rejected'><b>Local test at beam iteration {it + 1}</b>: the main beam's "
-           f"test (Eq. 3.22) rejected {n_main} growth{'s' if n_main != 1 else ''}, the auxiliary beam's (Eq. 3.25) "
-           f"{n_aux}. A growth passes when sending the parent's labels as one block costs more than splitting them "
-           "(the split must pay for itself)."]
-    if not rows:
-        out.append("<p>No growth was rejected here.</p></div>")
+           f"test (Eq. 3.22) rejected {of('main')} growth{'s' if n_main != 1 else ''}, the auxiliary beam's "
+           f"(Eq. 3.25) {of('aux')}. A growth passes when sending the parent's labels as one block costs more "
+           "than splitting them (the split must pay for itself): <i>without</i> &gt; <i>with</i>."]
+    if not rows and not passed:
+        out.append("<p>No growth was tested here.</p></div>")
         return "".join(out)
     # fixed column widths: the panel beside the 590 px picture is about 330 px wide at 1280 px,
     # and the last column (what the split costs) must stay on screen
@@ -185,10 +262,10 @@ def rejected_panel(trace, k: int, it: int, limit: int = 12) -> str:
                "<th>bits without split</th><th>bits with split</th><th>split costs</th>"
                "</tr></thead><tbody>")
     for test, eq in (("main", "3.22"), ("aux", "3.25")):
-        shown = [r for r in rows if r["test"] == test]
+        shown = _ordered([r for r in rows if r["test"] == test], order)
         if shown:
-            out.append(f"<tr class='turs-test-head'><td colspan='4' style='text-align:left'><i>{test} beam's test "
-                       f"(Eq. {eq})</i></td></tr>")
+            out.append(f"<tr class='turs-test-head'><td colspan='4' style='text-align:left'><i>rejected by the "
+                       f"{test} beam's test (Eq. {eq}): {min(len(shown), limit)} of {counts[test]}</i></td></tr>")
         for r in shown[:limit]:
             grown = f"grown from: {r['parent']}" if r["parent"] else ""
             out.append(f"<tr class='turs-rejected-row turs-test-{test}'><td class='turs-cond' title='{esc(grown)}'>"
@@ -197,6 +274,21 @@ def rejected_panel(trace, k: int, it: int, limit: int = 12) -> str:
         if len(shown) > limit:
             out.append(f"<tr><td colspan='4' style='text-align:left'>&hellip; {len(shown) - limit} more recorded "
                        f"for the {test} test</td></tr>")
+    for test, eq, beam in (("main", "3.22", "main beam"), ("aux", "3.25", "auxiliary beam")):
+        shown = _ordered([r for r in passed if r["test"] == test], order)
+        if shown:
+            out.append(f"<tr class='turs-test-head'><td colspan='4' style='text-align:left'><i>passed the {test} "
+                       f"beam's test (Eq. {eq}): the {len(shown)} growth{'s' if len(shown) != 1 else ''} in the "
+                       f"{beam}</i></td></tr>")
+        for r in shown[:limit]:
+            grown = f"grown from: {r['parent']}" if r["parent"] else ""
+            out.append(f"<tr class='turs-passed-row turs-test-{test}'><td class='turs-cond' title='{esc(grown)}'>"
+                       f"{esc(r['conditions'])}</td><td>{fmt(r['without'], '{:.2f}')}</td>"
+                       f"<td>{fmt(r['with'], '{:.2f}')}</td>"
+                       f"<td class='turs-pass'>{fmt(r['excess'], '{:+.2f}')}</td></tr>")
+        if len(shown) > limit:
+            out.append(f"<tr><td colspan='4' style='text-align:left'>&hellip; {len(shown) - limit} more in the "
+                       f"{beam}</td></tr>")
     out.append("</tbody></table></div></div>")
     return "".join(out)
 

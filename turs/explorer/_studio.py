@@ -72,15 +72,86 @@ def load_dataset(name: str):
     return load(name, preprocess=False, download=False)
 
 
-def read_csv(content: bytes, label: str | None = None):
-    """``(table, label column)`` of an uploaded CSV; the label defaults to the last column."""
-    df = pd.read_csv(io.BytesIO(bytes(content)))
+#: Uploads larger than this are refused at once (``explore(X, y)`` reads any size); the server
+#: (``tools/serve_explorer.py``) takes websocket messages up to :data:`SERVER_MAX_UPLOAD_MB`.
+MAX_UPLOAD_MB = 64
+SERVER_MAX_UPLOAD_MB = 200
+DELIMITERS = ",;\t"
+
+
+def decode_csv(content: bytes, name: str = "the CSV") -> tuple[str, str]:
+    """``(text, note)`` of an uploaded file: UTF-8 (with or without a byte-order mark), else read as
+    Latin-1 (every byte is a character there) with a note saying so and how to save it as UTF-8."""
+    raw = bytes(content)
+    try:
+        return raw.decode("utf-8-sig"), ""
+    except UnicodeDecodeError as exc:
+        return raw.decode("latin-1"), (
+            f"{name} is not UTF-8 (byte 0x{raw[exc.start]:02x} at position {exc.start:,}): read as Latin-1 "
+            "(Western European). If names look wrong, save it as UTF-8 (Excel: Save As, 'CSV UTF-8'; "
+            "LibreOffice: Save As, Character set 'Unicode (UTF-8)') and upload it again.")
+
+
+def sniff_delimiter(text: str) -> str:
+    """The delimiter of a CSV text: comma, semicolon or tab, whichever splits the first lines into
+    the same number (> 1) of fields most often (comma when none does)."""
+    import csv
+
+    lines = [line for line in text[:65536].splitlines()[:50] if line.strip()]
+    best, best_score = ",", (0, 0)
+    for d in DELIMITERS:
+        widths = [len(row) for row in csv.reader(lines, delimiter=d)]
+        if not widths or max(widths) < 2:
+            continue
+        common = max(set(widths), key=widths.count)
+        score = (widths.count(common), common)
+        if common > 1 and score > best_score:
+            best, best_score = d, score
+    return best
+
+
+def read_csv(content: bytes, label: str | None = None, name: str = "The CSV"):
+    """``(table, label column, notes)`` of an uploaded CSV: the delimiter (comma, semicolon, tab)
+    is detected, a file that is not UTF-8 is read as Latin-1 with a note; the label defaults to
+    the last column. Raises ``ValueError`` saying what is wrong and the fix."""
+    size_mb = len(content) / 2**20
+    if size_mb > MAX_UPLOAD_MB:
+        raise ValueError(f"{name} is {size_mb:.0f} MB; uploads here are limited to {MAX_UPLOAD_MB} MB. In a "
+                         "notebook, read it yourself and call turs.explorer.explore(X, y), which takes any size.")
+    text, note = decode_csv(content, name)
+    delimiter = sniff_delimiter(text)
+    try:
+        df = pd.read_csv(io.StringIO(text), sep=delimiter)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as exc:
+        raise ValueError(f"{name} cannot be read as a table ({exc}). Save it as CSV with commas, semicolons "
+                         "or tabs between the values.") from None
     if df.shape[1] < 2:
-        raise ValueError(f"The CSV has {df.shape[1]} column(s); it needs at least one feature and a label column.")
+        raise ValueError(f"{name} has {df.shape[1]} column ({list(map(str, df.columns))[:1]}); it needs at "
+                         "least one feature and a label column, with commas, semicolons or tabs between "
+                         "the values.")
+    if len(df) < 2:
+        raise ValueError(f"{name} has {len(df)} data row(s); it needs at least two.")
+    df.columns = [str(c) for c in df.columns]
     label = df.columns[-1] if label is None else label
     if label not in df.columns:
-        raise ValueError(f"The CSV has no column {label!r}; its columns are {list(df.columns)}.")
-    return df, label
+        raise ValueError(f"{name} has no column {label!r}; its columns are {list(df.columns)}.")
+    notes = [note] if note else []
+    if delimiter != ",":
+        notes.append(f"values separated by {'tabs' if delimiter == chr(9) else 'semicolons'}")
+    return df, label, notes
+
+
+def check_label(df: pd.DataFrame, label: str, name: str = "The CSV"):
+    """Raise ``ValueError`` if the label column cannot be learned: missing values, one class."""
+    missing = df[label].isna().to_numpy()
+    if missing.any():
+        rows = ", ".join(str(i + 2) for i in np.flatnonzero(missing)[:5])  # line numbers, header is line 1
+        raise ValueError(f"The label column {label!r} of {name} has {int(missing.sum())} missing value(s) "
+                         f"(lines {rows}{', ...' if missing.sum() > 5 else ''}). Fill them in or delete those "
+                         "rows, or choose another label column.")
+    if df[label].nunique() < 2:
+        raise ValueError(f"The label column {label!r} of {name} has one value ({df[label].iloc[0]!r}); "
+                         "choose a column with at least two classes.")
 
 
 def fit_summary(model, X_train, y_train, X_test=None, y_test=None) -> dict:
@@ -104,7 +175,7 @@ class Explorer(W.HBox):
     ----------
     X, y : optional
         Data to start with (a DataFrame and labels); otherwise ``dataset``.
-    dataset : str, default ``"sim-local-testing"``
+    dataset : str, default ``"sim-overlap-blockade"`` (two columns, 17 beam iterations to step through)
         A name of :func:`available_datasets`, when ``X`` is not given.
     test_size : float, default 0.3
         Share of the rows held out (stratified, ``random_state``) for the test ROC-AUC; 0: none.
@@ -121,7 +192,7 @@ class Explorer(W.HBox):
     ``editor`` (the Edit rules tab: ``editor.try_rule(text)``, ``remove(i)``, ``continue_search()``).
     """
 
-    def __init__(self, X=None, y=None, *, dataset: str = "sim-local-testing", test_size: float = 0.3,
+    def __init__(self, X=None, y=None, *, dataset: str = "sim-overlap-blockade", test_size: float = 0.3,
                  random_state: int = 0, fit: bool = True, max_points: int = 5000, initial_rules=None, **settings):
         super().__init__()
         self.test_size, self.random_state, self.max_points = float(test_size), int(random_state), int(max_points)
@@ -152,7 +223,10 @@ class Explorer(W.HBox):
         self.upload = W.FileUpload(accept=".csv", multiple=False, description="CSV\u2026", layout=L(width="110px"))
         self.label_column = W.Dropdown(options=[], description="label", style={"description_width": "50px"},
                                        layout=L(width="150px"))
-        self.use_csv = W.Button(description="use CSV", layout=L(width="100%"), disabled=True)
+        self.use_csv = W.Button(description="use CSV", layout=L(width="100%"), disabled=True,
+                                tooltip="fit the uploaded file (on once a file is read)")
+        self.csv_text = W.HTML("")
+        self._csv = None
         self.beam_width = W.IntSlider(value=s["beam_width"], min=1, max=30, description="beam width", style=wide,
                                       continuous_update=False, layout=L(width="100%"))
         self.use_patience = W.Checkbox(value=s["use_patience"], description="diverse patience", indent=False)
@@ -186,7 +260,8 @@ class Explorer(W.HBox):
                           titles=("Search", "Compare", "Edit rules"), layout=L(flex="1 1 auto", min_width="0"))
         side = W.VBox([
             W.HTML(_html.CSS + "<b>Data</b>"), self.dataset, W.HBox([self.upload, self.label_column]), self.use_csv,
-            self.data_text, W.HTML("<b>Settings</b>"), self.beam_width, self.use_patience, self.use_local_test,
+            self.csv_text, self.data_text, W.HTML("<b>Settings</b>"), self.beam_width, self.use_patience,
+            self.use_local_test,
             self.use_auxiliary_beam, self.search, self.model_encoding, self.max_rules,
             W.HBox([self.refit_button, self.cancel_button]), self.progress, self.progress_text, self.rule_box,
         ], layout=L(width="262px", min_width="262px"))
@@ -201,15 +276,15 @@ class Explorer(W.HBox):
                         "turs-refit": self.refit_button, "turs-cancel": self.cancel_button,
                         "turs-progress": self.progress, "turs-progress-text": self.progress_text,
                         "turs-compare": self.compare_html, "turs-tabs": self.tabs,
-                        "turs-data-text": self.data_text}.items():
+                        "turs-data-text": self.data_text, "turs-csv-text": self.csv_text}.items():
             w.add_class(name)
         self.dataset.observe(self._on_dataset, "value")
         self.upload.observe(self._on_upload, "value")
-        self.use_csv.on_click(lambda _: self._use_csv())
-        self.refit_button.on_click(lambda _: self.refit())
-        self.cancel_button.on_click(lambda _: self.cancel())
-        self.compare_a.observe(lambda _: self._show_compare(), "value")
-        self.compare_b.observe(lambda _: self._show_compare(), "value")
+        self.use_csv.on_click(self._on_use_csv)
+        self.refit_button.on_click(self._on_refit)
+        self.cancel_button.on_click(self._on_cancel)
+        self.compare_a.observe(self._on_compare, "value")
+        self.compare_b.observe(self._on_compare, "value")
         self.rule_box.on_click(lambda _: setattr(self.tabs, "selected_index", 2))
 
     def settings(self) -> dict:
@@ -235,11 +310,15 @@ class Explorer(W.HBox):
             tr, te = np.arange(len(y)), np.arange(0)
         self.X_train, self.y_train = X.iloc[tr].reset_index(drop=True), y.iloc[tr].reset_index(drop=True)
         self.X_test, self.y_test = X.iloc[te].reset_index(drop=True), y.iloc[te].reset_index(drop=True)
-        if name not in self.dataset.options:
-            self.dataset.options = list(self.dataset.options) + [name]
+        # a new entry in the list resets the dropdown to its first entry, which would load (and
+        # fit) that dataset over this one: the dropdown is not listened to while it changes
         self.dataset.unobserve(self._on_dataset, "value")
-        self.dataset.value = name
-        self.dataset.observe(self._on_dataset, "value")
+        try:
+            if name not in self.dataset.options:
+                self.dataset.options = list(self.dataset.options) + [name]
+            self.dataset.value = name
+        finally:
+            self.dataset.observe(self._on_dataset, "value")
         n_cat = sum(not pd.api.types.is_numeric_dtype(X[c]) or pd.api.types.is_bool_dtype(X[c]) for c in X.columns)
         self.data_text.value = (f"<div class='turs-note'>{len(X):,} rows ({len(tr):,} to fit, {len(te):,} held out "
                                 f"for the test AUC), {X.shape[1]} columns ({n_cat} categorical), "
@@ -251,31 +330,55 @@ class Explorer(W.HBox):
         if fit:
             self.refit()
 
+    @_html.shows_errors("loading the dataset")
     def _on_dataset(self, change):
         if change["new"] not in (YOURS,) and not str(change["new"]).startswith("upload: "):
             self.load(change["new"])
 
+    @_html.shows_errors("reading the upload")
     def _on_upload(self, change):
         files = change["new"]
         if not files:
             return
         f = files[0] if isinstance(files, (list, tuple)) else next(iter(files.values()))
         content = f["content"] if isinstance(f, dict) else f.content
+        name = str((f.get("name") if isinstance(f, dict) else getattr(f, "name", None)) or "upload")
+        # until this file parses, "use CSV" must not fit an earlier upload
+        self._csv = None
+        self.use_csv.disabled = True
+        self.label_column.options = []
+        self.csv_text.value = ""
         try:
-            df, label = read_csv(content)
-        except (ValueError, pd.errors.ParserError) as exc:
-            self.progress_text.value = f"<span class='turs-fail'>{_html.esc(exc)}</span>"
+            df, label, notes = read_csv(content, name=repr(name))
+        except ValueError as exc:
+            self.csv_text.value = (f"<div class='turs-fail'>{_html.esc(exc)}</div><div class='turs-note'>"
+                                   "\u201cuse CSV\u201d stays off until a file is read.</div>")
             return
-        self._csv = (getattr(f, "name", None) or f.get("name", "upload"), df)
+        self._csv = (name, df)
         self.label_column.options = list(df.columns)
         self.label_column.value = label
         self.use_csv.disabled = False
+        self.csv_text.value = (f"<div class='turs-note'>{_html.esc(name)}: {len(df):,} rows, {df.shape[1]} columns"
+                               + "".join(f"; {_html.esc(n)}" for n in notes)
+                               + ". Choose the label, then \u201cuse CSV\u201d.</div>")
+
+    @_html.shows_errors("using the CSV")
+    def _on_use_csv(self, _=None):
+        self._use_csv()
 
     def _use_csv(self):
+        if self._csv is None:
+            raise ValueError("No CSV has been read: choose a file with \u201cCSV\u2026\u201d first.")
         name, df = self._csv
         label = self.label_column.value
+        check_label(df, label, repr(name))
         self._set_data(f"upload: {name}", df.drop(columns=[label]), df[label])
         self.refit()
+
+    def _show_error(self, exc, doing: str = ""):
+        """A callback's exception, shown under the Re-fit button."""
+        self.progress.bar_style = "danger"
+        self.progress_text.value = _html.error_html(exc, doing)
 
     # -------------------------------------------------------------------- fits
     def refit(self, wait: bool = False, initial_rules=None):
@@ -299,13 +402,27 @@ class Explorer(W.HBox):
             self._watcher.start()
         return job
 
+    @_html.shows_errors("re-fitting")
+    def _on_refit(self, _=None):
+        self.refit()
+
+    @_html.shows_errors("cancelling")
+    def _on_cancel(self, _=None):
+        self.cancel()
+
+    @_html.shows_errors("comparing")
+    def _on_compare(self, _=None):
+        self._show_compare()
+
+    @_html.shows_errors("showing the fit")
     def _watch(self, job, settings):
         while job.poll() == "running":
             with self._lock:
                 if job is self.job:
                     self.progress.value = min(0.95, 0.05 + 0.9 * (1 - 1 / (1 + job.elapsed / 5)))
                     mdl = job.postfix.get("mdl")
-                    self.progress_text.value = (f"fitting\u2026 {job.elapsed:.1f} s, {job.rules} rules so far"
+                    self.progress_text.value = (f"fitting\u2026 {job.elapsed:.1f} s, {job.rules} "
+                                                f"rule{'s' if job.rules != 1 else ''} so far"
                                                 + (f", MDL {mdl} bits" if mdl else ""))
             threading.Event().wait(0.2)
         self._after(job, settings)
@@ -316,9 +433,13 @@ class Explorer(W.HBox):
                 return
             self.refit_button.disabled, self.cancel_button.disabled = False, True
             if job.state == "done":
-                self.progress.value, self.progress.bar_style = 1.0, "success"
-                self.progress_text.value = f"fitted in {job.seconds:.1f} s: {len(job.model.rules_)} rules"
+                # "fitted" only once the fit is on screen (Search, Compare, Edit): a view that cannot be
+                # shown leaves its error here instead
+                self.progress_text.value = "showing the fit\u2026"
                 self._install(job.model, settings, len(job.initial_rules or ()))
+                self.progress.value, self.progress.bar_style = 1.0, "success"
+                n = len(job.model.rules_)
+                self.progress_text.value = f"fitted in {job.seconds:.1f} s: {n} rule{'s' if n != 1 else ''}"
             elif job.state == "cancelled":
                 self.progress.value, self.progress.bar_style = 0.0, "warning"
                 self.progress_text.value = f"cancelled after {job.seconds:.1f} s (the worker was stopped)"
@@ -342,9 +463,17 @@ class Explorer(W.HBox):
                 + (f", from {n_given} given rule{'s' if n_given != 1 else ''}" if n_given else ""))
         self.fits.append({"name": name, "settings": dict(settings), "model": model, "summary": summary,
                           "data": self.data_name})
-        self.explorer = SearchExplorer(model, self.X_train, self.y_train, max_points=self.max_points)
-        self.search_area.children = [self.explorer]
-        self.editor.set_base(model)
+        # the previous fit's view goes first: a view that cannot be built leaves its error, not a stale view
+        self.explorer = None
+        self.search_area.children = [W.HTML("showing the fit\u2026")]
+        try:
+            self.explorer = SearchExplorer(model, self.X_train, self.y_train, max_points=self.max_points)
+            self.search_area.children = [self.explorer]
+            self.editor.set_base(model)
+        except Exception as exc:
+            self.search_area.children = [W.HTML(_html.error_html(exc, f"showing {name}"))]
+            self._show_error(exc, f"the fit is done but cannot be shown ({name})")
+            raise
         options = [(f["name"], i) for i, f in enumerate(self.fits)]
         self.compare_a.options, self.compare_b.options = options, options
         self.compare_a.value = max(len(self.fits) - 2, 0)
@@ -369,12 +498,14 @@ class Explorer(W.HBox):
             else:
                 same.append(f"{key}={va}")
         body = "".join(f"<tr{' class=turs-differs' if str(va) != str(vb) else ''}><td style='text-align:left'>"
-                       f"{_html.esc(k)}</td><td>{_html.esc(va) if not isinstance(va, str) or '&' not in va else va}"
-                       f"</td><td>{_html.esc(vb) if not isinstance(vb, str) or '&' not in vb else vb}</td></tr>"
+                       f"{_html.esc(k)}</td><td>{_html.esc(va)}</td><td>{_html.esc(vb)}</td></tr>"
                        for k, va, vb in rows)
         return (f"<div class='turs-explorer turs-compare-panel'><table class='turs-table'><thead><tr><th></th>"
                 f"<th>A: {_html.esc(fa['name'])}</th><th>B: {_html.esc(fb['name'])}</th></tr></thead>"
-                f"<tbody>{body}</tbody></table><style>.turs-differs td {{font-weight: bold;}}</style>"
+                f"<tbody>{body}</tbody></table><style>.turs-differs td {{font-weight: bold;}} .turs-compare-panel "
+                f"table.turs-table th, .turs-compare-panel table.turs-table td {{white-space: normal; "
+                f"overflow-wrap: break-word;}} .turs-compare-panel pre.turs-pre {{word-break: normal; "
+                f"overflow-wrap: break-word;}}</style>"
                 f"<div class='turs-note'>the same in both: {_html.esc(', '.join(same))}</div>"
                 f"<div style='display:flex; gap:12px'><div style='flex:1; min-width:0'><b>A</b>"
                 f"{_html.pre(fa['summary']['text'])}</div><div style='flex:1; min-width:0'><b>B</b>"

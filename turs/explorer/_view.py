@@ -436,3 +436,21 @@ class TraceView:
 
 def _nan(v):
     return float("nan") if v is None else float(v)
+
+
+def resolve_trace(obj):
+    """``(trace, model_or_None)`` from a fitted model, a SearchTrace, its dict or its JSON."""
+    if isinstance(obj, SearchTrace):
+        return obj, None
+    if isinstance(obj, dict):
+        return SearchTrace.from_dict(obj), None
+    if isinstance(obj, str):
+        return SearchTrace.from_json(obj), None
+    if hasattr(obj, "get_params") and hasattr(obj, "record_trace"):
+        if not hasattr(obj, "rules_"):
+            raise ValueError("This TURSClassifier is not fitted yet; fit it with record_trace=True first.")
+        if getattr(obj, "trace_", None) is None:
+            raise ValueError("This TURSClassifier was fitted without a search trace; refit it with "
+                             "TURSClassifier(record_trace=True, ...) to explore its search.")
+        return obj.trace_, obj
+    raise TypeError(f"SearchExplorer needs a fitted TURSClassifier or a SearchTrace. Got {type(obj).__name__}.")
