@@ -156,7 +156,7 @@ def check_label(df: pd.DataFrame, label: str, name: str = "The CSV"):
 
 def fit_summary(model, X_train, y_train, X_test=None, y_test=None) -> dict:
     """What Compare shows of one fit: rules, literals, MDL score and parts, train and test ROC-AUC."""
-    from turs.bench.metrics import roc_auc
+    from turs.metrics import roc_auc
 
     b = model.mdl_breakdown_
     out = {"rules": len(model.rules_), "literals": sum(len(r.conditions) for r in model.rules_),
