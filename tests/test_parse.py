@@ -254,6 +254,21 @@ def test_resolution_errors_name_the_rule_and_the_column(cat_model, text, fragmen
     assert "rule 1" in str(e.value).lower()
 
 
+def test_a_misspelt_column_of_a_wide_table_names_the_nearest_columns():
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    model = TURSClassifier(beam_width=2, max_rules=1).fit(X, y)
+    with pytest.raises(ValueError) as e:
+        resolve_rules(["worst perimiter >= 100"], model.encoder_, model._train_Xe_)
+    message = str(e.value)
+    assert "the nearest names are ['worst perimeter'" in message and "(of 30 columns)" in message, message
+    assert "mean texture" not in message  # not the whole list of 30
+    with pytest.raises(ValueError) as e:
+        resolve_rules(["zzz >= 1"], model.encoder_, model._train_Xe_)
+    assert "no column has a name close to it (the first 8 of 30:" in str(e.value)
+
+
 def test_resolution_of_levels_values_and_rule_objects(cat_model):
     X, y, model = cat_model
     Xe = model._train_Xe_

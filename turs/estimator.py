@@ -441,7 +441,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
             return self.__repr__()
         score = (f"MDL score {self.mdl_score_:.2f} bits" if self.mdl_breakdown_ is not None
                  else "MDL score not stored (score it with turs.mdl_score)")
-        lines = [f"TURS rule set: {len(self.rules_)} rules, {score}"]
+        k = len(self.rules_)
+        lines = [f"TURS rule set: {k} rule{'' if k == 1 else 's'}, {score}"]
         for i, r in enumerate(self.rules_):
             lines.append(f"{i + 1:>3}. {r}")
         lines.append(f"     {self.else_rule_}")

@@ -26,6 +26,7 @@ of the user's columns, or ``=`` / ``!=`` and a level.
 """
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from dataclasses import dataclass
@@ -356,12 +357,22 @@ def _literals(rule, encoder, label: str) -> list:
     return [(j, merged[j][0], merged[j][1], merged[j][2]) for j in order]
 
 
+def _nearest_columns(name: str, columns: list, shown: int = 8) -> str:
+    """The columns a misspelt ``name`` most likely meant, or all of them when there are few."""
+    if len(columns) <= shown:
+        return f"the columns are {columns}"
+    near = difflib.get_close_matches(name, [str(c) for c in columns], n=3, cutoff=0.5)
+    if near:
+        return f"the nearest names are {near} (of {len(columns)} columns)"
+    return f"no column has a name close to it (the first {shown} of {len(columns)}: {columns[:shown]})"
+
+
 def _from_parsed(c: ParsedCondition, encoder, index: dict, label: str) -> tuple:
     src = c.column
     if src not in encoder.input_columns_:
         raise ValueError(f"The {label} has a condition on the column '{src}', which the model's data do not "
-                         f"have; the columns are {list(encoder.input_columns_)}. Fix the name (a name that "
-                         "holds an operator or ' AND ' is written in backticks).")
+                         f"have; {_nearest_columns(src, list(encoder.input_columns_))}. Fix the name (a name "
+                         "that holds an operator or ' AND ' is written in backticks).")
     levels = encoder.categorical_levels_.get(src)
     if levels is not None:
         if c.op is None:
