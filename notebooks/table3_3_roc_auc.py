@@ -31,8 +31,9 @@
 # %% tags=["parameters"]
 profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (TURS_DATA_DIR)
 algorithms = None  # None: turs.reproduce.THESIS_ALGORITHMS; add "brs" for the paper profile (slow)
-folds = results_dir = out_dir = None  # the profile's; see turs.reproduce.benchmark_setup
-n_jobs = 2  # worker processes for the tasks still missing
+folds = None  # e.g. "0,1"; None: the profile's 5 folds
+results_dir = None  # the benchmark records; None: <repo>/results/<profile>
+out_dir = None  # None: <repo>/figures (paper profile) or <repo>/build/figures
 
 # %%
 import numpy as np
@@ -44,7 +45,7 @@ from turs.reproduce import (
 )
 
 OUT, frame, ALGOS, EXTRA, QUICK = benchmark_setup(profile, algorithms, folds=folds, results_dir=results_dir,
-                                                 out_dir=out_dir, n_jobs=n_jobs)
+                                                 out_dir=out_dir)
 failures(frame)
 
 # %% [markdown]
