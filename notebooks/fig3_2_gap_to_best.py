@@ -25,7 +25,7 @@
 # and the number of datasets behind each box is printed under its name. Each algorithm has the
 # colour and marker of `turs.style`, the same in both panels and in every figure.
 #
-# **Beyond the thesis** (issue 21): the seed papers' learners (`beyond_thesis`: the submodular
+# **Beyond the thesis**: the seed papers' learners (`beyond_thesis`: the submodular
 # rule sets of seed 004 and LIRE of seed 002, re-implemented in `turs.competitors`) are extra
 # boxes on the right of the left panel, their labels marked "*". They handle two classes only,
 # so they have fewer datasets. The best AUC of a dataset is taken over the thesis' algorithms,

@@ -26,7 +26,7 @@
 # algorithms, with IDS the only close competitor" (IDS cannot be run). The sentence at the end
 # checks that statement on our numbers.
 #
-# **Beyond the thesis** (issue 21): the seed papers' learners (`beyond_thesis`: submodular rule
+# **Beyond the thesis**: the seed papers' learners (`beyond_thesis`: submodular rule
 # sets, seed 004; LIRE, seed 002) are extra curves, dashed and marked "*" in the legend; they
 # handle two classes only. A DNF rule set's rules are its rules plus the default (rows no rule
 # satisfies); LIRE's are its non-zero-weight rules. The thesis' statement is checked on the

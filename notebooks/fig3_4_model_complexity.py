@@ -29,12 +29,12 @@
 # Left panel: ours; right panel: the same computation on the thesis' Tables 3.3 and 3.5. One
 # legend serves both panels: an algorithm has the same colour and line (`turs.style`) in both.
 #
-# **Beyond the thesis** (issue 21): the seed papers' learners (`beyond_thesis`: submodular rule
+# **Beyond the thesis**: the seed papers' learners (`beyond_thesis`: submodular rule
 # sets, seed 004; LIRE, seed 002) are extra curves, dashed and marked "*"; they handle two
 # classes only. The fewest literals of a dataset is taken over the thesis' algorithms, so the
 # thesis' curves do not move; an extra learner simpler than all of them scores above 1.
 #
-# **Local explanation size** (issue 21, after Fig. 3.4): a model's total literals say how much
+# **Local explanation size** (beyond the thesis, after Fig. 3.4): a model's total literals say how much
 # there is to read in the whole model; a user explaining one prediction reads less. Defined the
 # same way for every learner (`turs.bench.metrics.explanation_matrix`): TURS and other rule sets,
 # the rules covering the row, or the else rule when none does; DNF rule sets (submodular), the

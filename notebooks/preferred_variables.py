@@ -13,7 +13,7 @@
 # %% [markdown]
 # # Preferred variables: S-CLASSY's evaluation, for TURS
 #
-# Issue 20, section 4. Papagianni and van Leeuwen's S-CLASSY (seed 003, `data/paper/README.md`)
+# Papagianni and van Leeuwen's S-CLASSY (seed 003, `data/paper/README.md`)
 # learns MDL rule lists that try a domain expert's *preferred variables* first. TURS does the same
 # for unordered rule sets with `TURSClassifier(preferred_features=[...])` (`docs/guided.md`;
 # the mapping of the algorithm in `docs/spec-notes.md`). Here we follow the paper's Section 5 on

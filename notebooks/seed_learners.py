@@ -13,7 +13,7 @@
 # %% [markdown]
 # # The seed papers' learners, re-implemented and checked against their papers
 #
-# Beyond the thesis (issue 21). Two of the project's source documents describe rule learners that
+# Beyond the thesis. Two of the project's source documents describe rule learners that
 # cannot be installed; `turs.competitors` has them written from the papers' equations
 # (`docs/competitors.md` gives every derivation and choice):
 #
@@ -346,7 +346,7 @@ display(Markdown(f"Local support lower at the largest lambda than at lambda = 0:
 # ## 4. Local explanation size beside total literals
 #
 # Left: the total literals of the model (Fig. 3.4's measure of complexity). Right: the mean number
-# of literals one must read to explain one prediction (issue 21, section 3): the covering rules
+# of literals one must read to explain one prediction: the covering rules
 # or the default for rule sets, the rule used and every rule before it for rule lists, the path for
 # trees, the satisfied non-zero-weight rules for RuleFit and LIRE. One point per dataset.
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from turs.style import MAX_WIDTH_PX, MIN_DPI, png_size_and_dpi
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,6 +49,15 @@ def tree_snapshot() -> dict:
 
 def changed(before: dict, after: dict) -> list[str]:
     return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+@pytest.fixture(scope="module")
+def tree_unchanged():
+    """Running a module's notebooks writes nothing into figures/, data/results/ or notebooks/ (a
+    module uses it with ``pytestmark = pytest.mark.usefixtures("tree_unchanged")``)."""
+    before = tree_snapshot()
+    yield
+    assert not changed(before, tree_snapshot()), f"the notebooks wrote into the repository: {changed(before, tree_snapshot())}"
 
 
 def execute_in_process(name: str, params: dict) -> dict:

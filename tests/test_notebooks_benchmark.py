@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _notebook_helpers import assert_readable_png, changed, notebook_command, tree_snapshot
+from _notebook_helpers import assert_readable_png, notebook_command, tree_unchanged  # noqa: F401 (a fixture)
 from turs.reproduce import get_results, read_committed
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,12 +44,7 @@ pytest.importorskip("papermill", reason="needs the notebooks extra: pip install 
 pytest.importorskip("jupytext", reason="needs the notebooks extra: pip install -e '.[notebooks]'")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def tree_unchanged():
-    """Running the notebooks writes nothing into figures/, data/results/ or notebooks/."""
-    before = tree_snapshot()
-    yield
-    assert not changed(before, tree_snapshot()), f"the notebooks wrote into the repository: {changed(before, tree_snapshot())}"
+pytestmark = pytest.mark.usefixtures("tree_unchanged")  # nothing written into the repository
 
 
 @pytest.fixture(scope="module")
