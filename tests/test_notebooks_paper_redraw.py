@@ -92,3 +92,25 @@ def test_the_paper_redraw_needs_no_dataset_network_or_fit_and_gives_the_committe
     differ = [name for name in compared if (redrawn / name).read_bytes() != (REPO / "figures" / name).read_bytes()]
     assert not differ, (f"the COMPUTE=0 redraw differs from the committed {differ}: regenerate them with "
                         "`make reproduce PROFILE=paper COMPUTE=0` and commit them (git add -f)")
+
+
+def test_the_study_tables_export_to_where_the_notebooks_read_them(tmp_path):
+    """tools/export_paper_results.py --studies copies a computed run's study tables byte for byte
+    to the committed records the COMPUTE=0 redraw reads, and every one of them is committed."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("export_paper_results", REPO / "tools" / "export_paper_results.py")
+    export = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(export)
+    for target in export.STUDY_TABLES.values():
+        assert (REPO / "data" / "results" / target).is_file(), target
+    run = tmp_path / "figures"
+    run.mkdir()
+    (run / "preferred_variables.csv").write_bytes(b"dataset,setting\r\niris,none\n")
+    (run / "local_testing_runs.csv").write_text("dataset,local_testing\n0,Yes\n")
+    (run / "fig3_2_gap_to_best.csv").write_text("not a study table\n")
+    written = export.export_studies(run, tmp_path / "data_results")
+    assert written == ["preferred_variables_paper.csv", "local_testing_runs.csv"]
+    assert (tmp_path / "data_results" / "preferred_variables_paper.csv").read_bytes() == b"dataset,setting\r\niris,none\n"
+    assert sorted(p.name for p in (tmp_path / "data_results").iterdir()) == ["local_testing_runs.csv",
+                                                                           "preferred_variables_paper.csv"]
