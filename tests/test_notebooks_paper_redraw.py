@@ -79,6 +79,7 @@ def redrawn(tmp_path_factory):
     return out
 
 
+@pytest.mark.slow
 def test_the_paper_redraw_needs_no_dataset_network_or_fit_and_gives_the_committed_files(redrawn):
     committed = committed_figures()
     written = {p.name for p in redrawn.iterdir()}
