@@ -407,23 +407,16 @@ def reference_runs(path=None) -> pd.DataFrame | None:
 def thesis_table(name: str) -> pd.DataFrame:
     """A thesis table from ``data/paper`` (e.g. ``"table3_3_roc_auc"``), indexed by its first column;
     a table whose columns are all algorithms has them in the one order of every figure
-    (:func:`turs.style.algorithm_order`: TURS first, not the thesis' alphabetical BRS first)."""
+    (:func:`turs.style.algorithm_order`: TURS first, not the thesis' BRS first)."""
     from .datasets import paper_table
-
-    from .style import algorithm_order
+    from .style import ALGORITHM_STYLES, algorithm_order
 
     table = paper_table(name)
     table = table.set_index(table.columns[0])
-    columns = algorithm_order(table.columns)
-    if all(label(c) == c for c in columns) and set(map(str.lower, columns)) <= _known_labels():
-        table = table[columns]  # a table of algorithms: in the one order of every figure
+    labels = {s.label.lower() for s in ALGORITHM_STYLES.values()}
+    if {str(c).lower() for c in table.columns} <= labels:  # a table of algorithms
+        table = table[algorithm_order(table.columns)]
     return table
-
-
-def _known_labels() -> set[str]:
-    from .style import ALGORITHM_STYLES
-
-    return {s.label.lower() for s in ALGORITHM_STYLES.values()}
 
 
 def save_figure(fig, out_dir, stem: str, dpi: int = 150, max_width_px: int | None = 2000) -> list[Path]:
