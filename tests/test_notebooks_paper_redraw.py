@@ -58,7 +58,7 @@ def redrawn(tmp_path_factory):
         assert not list(tasks), f"the harness was asked to run {len(list(tasks))} task(s) with COMPUTE=0"
         return real_run([], *args, **kwargs)
 
-    before = tree_snapshot()
+    before, known = tree_snapshot(), set(turs.bench.list_algorithms())
     with pytest.MonkeyPatch.context() as mp:
         for key, value in {"TURS_REPRODUCE_COMPUTE": "0", "TURS_DATA_DIR": str(root / "data"),
                            "TURS_CACHE_DIR": str(root / "cache")}.items():
@@ -73,6 +73,8 @@ def redrawn(tmp_path_factory):
         mp.setattr(turs.bench, "run", no_tasks)
         for name in PAPER_NOTEBOOKS:
             execute_in_process(name, {"profile": "paper", "out_dir": str(out), "results_dir": str(results)})
+    for name in set(turs.bench.list_algorithms()) - known:  # e.g. the preferred-variables study's learner
+        turs.bench.unregister_algorithm(name)
     assert not fits
     assert not changed(before, tree_snapshot()), "the redraw wrote into the repository"
     assert not any(results.iterdir()), "the redraw wrote benchmark records"
