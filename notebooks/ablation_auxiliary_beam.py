@@ -47,8 +47,6 @@ timeout = 600  # seconds per task before the harness kills it (recorded as "time
 reference_csv = None  # the reference implementation's runs; None: ../shared/anchors/reference_turs2_runs.csv, else its copy in data/results; "": skip
 
 # %%
-import warnings
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -59,10 +57,7 @@ import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
 from turs import style  # noqa: E402
-from turs.reproduce import failures, get_results, output_dir, reference_runs, save_figure  # noqa: E402
-
-style.apply()
-OUT = output_dir(out_dir, profile)
+from turs.reproduce import benchmark_setup, failures, reference_runs, save_figure  # noqa: E402
 
 # %% [markdown]
 # ## Run the missing tasks
@@ -72,10 +67,8 @@ OUT = output_dir(out_dir, profile)
 
 # %%
 AUX, NOAUX = "turs", "turs-noaux"
-with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a text bar; no need to warn
-    warnings.simplefilter("ignore")
-    frame = get_results(profile, [AUX, NOAUX], results_dir=results_dir, n_jobs=n_jobs, folds=folds,
-                        datasets=datasets, timeout=timeout)
+OUT, frame, _, _, _ = benchmark_setup(profile, [AUX, NOAUX], folds=folds, results_dir=results_dir,
+                                      out_dir=out_dir, n_jobs=n_jobs, datasets=datasets, timeout=timeout)
 print(f"profile {profile!r}: {len(frame.attrs['datasets'])} dataset(s), folds {frame.attrs['folds']}")
 
 # %% [markdown]

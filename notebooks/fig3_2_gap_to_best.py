@@ -25,24 +25,21 @@
 # and the number of datasets behind each box is printed under its name. Each algorithm has the
 # colour and marker of `turs.style`, the same in both panels and in every figure.
 #
-# **Beyond the thesis** (issue 21): the seed papers' learners (`beyond_thesis`: the submodular
+# **Beyond the thesis**: the seed papers' learners (`beyond_thesis`: the submodular
 # rule sets of seed 004 and LIRE of seed 002, re-implemented in `turs.competitors`) are extra
 # boxes on the right of the left panel, their labels marked "*". They handle two classes only,
 # so they have fewer datasets. The best AUC of a dataset is taken over the thesis' algorithms,
 # so their boxes do not move the others; an extra learner above that best has a positive gap.
 
 # %% tags=["parameters"]
-profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
-algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
-folds = None  # e.g. "0,1"; None: the profile's 5 folds
-results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
-n_jobs = 2  # worker processes for the tasks still missing
+profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (TURS_DATA_DIR)
+algorithms = None  # None: turs.reproduce.THESIS_ALGORITHMS; add "brs" for the paper profile (slow)
 beyond_thesis = "submodular,lire"  # extra rows marked "*" (two-class datasets only); "" for none
+folds = None  # e.g. "0,1"; None: the profile's 5 folds
+results_dir = None  # the benchmark records; None: <repo>/results/<profile>
+out_dir = None  # None: <repo>/figures (paper profile) or <repo>/build/figures
 
 # %%
-import warnings
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -53,17 +50,11 @@ from IPython.display import Image, display  # noqa: E402
 
 from turs import style  # noqa: E402
 from turs.reproduce import (  # noqa: E402
-    BEYOND_THESIS_NOTE, failures, get_results, label, mean_table, output_dir, parse_list, save_figure, thesis_table,
+    BEYOND_THESIS_NOTE, benchmark_setup, failures, label, mean_table, save_figure, thesis_table,
 )
 
-style.apply()
-warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir, profile)
-EXTRA_NAMES = [a for a in parse_list(beyond_thesis) or [] if a not in parse_list(algorithms)]
-frame = get_results(profile, parse_list(algorithms) + EXTRA_NAMES, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
-ALGOS = [label(a) for a in frame.attrs["algorithms"]]
-EXTRA = [label(a) for a in EXTRA_NAMES]  # beyond the thesis
-QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
+OUT, frame, ALGOS, EXTRA, QUICK = benchmark_setup(profile, algorithms, beyond_thesis, folds=folds, results_dir=results_dir,
+                                                 out_dir=out_dir)
 failures(frame)
 
 # %%

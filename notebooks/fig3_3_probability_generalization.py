@@ -26,24 +26,21 @@
 # algorithms, with IDS the only close competitor" (IDS cannot be run). The sentence at the end
 # checks that statement on our numbers.
 #
-# **Beyond the thesis** (issue 21): the seed papers' learners (`beyond_thesis`: submodular rule
+# **Beyond the thesis**: the seed papers' learners (`beyond_thesis`: submodular rule
 # sets, seed 004; LIRE, seed 002) are extra curves, dashed and marked "*" in the legend; they
 # handle two classes only. A DNF rule set's rules are its rules plus the default (rows no rule
 # satisfies); LIRE's are its non-zero-weight rules. The thesis' statement is checked on the
 # thesis' algorithms; the extra curves get their own sentence.
 
 # %% tags=["parameters"]
-profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
-algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
-folds = None  # e.g. "0,1"; None: the profile's 5 folds
-results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
-n_jobs = 2  # worker processes for the tasks still missing
+profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (TURS_DATA_DIR)
+algorithms = None  # None: turs.reproduce.THESIS_ALGORITHMS; add "brs" for the paper profile (slow)
 beyond_thesis = "submodular,lire"  # extra curves marked "*" (two-class datasets only); "" for none
+folds = None  # e.g. "0,1"; None: the profile's 5 folds
+results_dir = None  # the benchmark records; None: <repo>/results/<profile>
+out_dir = None  # None: <repo>/figures (paper profile) or <repo>/build/figures
 
 # %%
-import warnings
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -53,17 +50,11 @@ from IPython.display import Image, Markdown, display  # noqa: E402
 
 from turs import style  # noqa: E402
 from turs.reproduce import (  # noqa: E402
-    BEYOND_THESIS_NOTE, failures, get_results, label, markdown, mean_table, output_dir, parse_list, save_figure,
+    BEYOND_THESIS_NOTE, benchmark_setup, failures, label, markdown, mean_table, save_figure,
 )
 
-style.apply()
-warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir, profile)
-EXTRA_NAMES = [a for a in parse_list(beyond_thesis) or [] if a not in parse_list(algorithms)]
-frame = get_results(profile, parse_list(algorithms) + EXTRA_NAMES, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
-ALGOS = [label(a) for a in frame.attrs["algorithms"]]
-EXTRA = [label(a) for a in EXTRA_NAMES]  # beyond the thesis
-QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
+OUT, frame, ALGOS, EXTRA, QUICK = benchmark_setup(profile, algorithms, beyond_thesis, folds=folds, results_dir=results_dir,
+                                                 out_dir=out_dir)
 failures(frame)
 
 # %%

@@ -29,12 +29,12 @@
 # Left panel: ours; right panel: the same computation on the thesis' Tables 3.3 and 3.5. One
 # legend serves both panels: an algorithm has the same colour and line (`turs.style`) in both.
 #
-# **Beyond the thesis** (issue 21): the seed papers' learners (`beyond_thesis`: submodular rule
+# **Beyond the thesis**: the seed papers' learners (`beyond_thesis`: submodular rule
 # sets, seed 004; LIRE, seed 002) are extra curves, dashed and marked "*"; they handle two
 # classes only. The fewest literals of a dataset is taken over the thesis' algorithms, so the
 # thesis' curves do not move; an extra learner simpler than all of them scores above 1.
 #
-# **Local explanation size** (issue 21, after Fig. 3.4): a model's total literals say how much
+# **Local explanation size** (beyond the thesis, after Fig. 3.4): a model's total literals say how much
 # there is to read in the whole model; a user explaining one prediction reads less. Defined the
 # same way for every learner (`turs.bench.metrics.explanation_matrix`): TURS and other rule sets,
 # the rules covering the row, or the else rule when none does; DNF rule sets (submodular), the
@@ -44,17 +44,14 @@
 # over the folds.
 
 # %% tags=["parameters"]
-profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
-algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
-folds = None  # e.g. "0,1"; None: the profile's 5 folds
-results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
-n_jobs = 2  # worker processes for the tasks still missing
+profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (TURS_DATA_DIR)
+algorithms = None  # None: turs.reproduce.THESIS_ALGORITHMS; add "brs" for the paper profile (slow)
 beyond_thesis = "submodular,lire"  # extra curves marked "*" (two-class datasets only); "" for none
+folds = None  # e.g. "0,1"; None: the profile's 5 folds
+results_dir = None  # the benchmark records; None: <repo>/results/<profile>
+out_dir = None  # None: <repo>/figures (paper profile) or <repo>/build/figures
 
 # %%
-import warnings
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -65,18 +62,12 @@ from IPython.display import Image, Markdown, display  # noqa: E402
 
 from turs import style  # noqa: E402
 from turs.reproduce import (  # noqa: E402
-    BEYOND_THESIS_NOTE, failures, get_results, label, markdown, mean_table, output_dir, parse_list, save_figure,
+    BEYOND_THESIS_NOTE, benchmark_setup, failures, label, markdown, mean_table, save_figure,
     thesis_table,
 )
 
-style.apply()
-warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir, profile)
-EXTRA_NAMES = [a for a in parse_list(beyond_thesis) or [] if a not in parse_list(algorithms)]
-frame = get_results(profile, parse_list(algorithms) + EXTRA_NAMES, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
-ALGOS = [label(a) for a in frame.attrs["algorithms"]]
-EXTRA = [label(a) for a in EXTRA_NAMES]  # beyond the thesis
-QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
+OUT, frame, ALGOS, EXTRA, QUICK = benchmark_setup(profile, algorithms, beyond_thesis, folds=folds, results_dir=results_dir,
+                                                 out_dir=out_dir)
 failures(frame)
 
 # %%

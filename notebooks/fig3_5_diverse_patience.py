@@ -40,8 +40,6 @@ n_jobs = 2  # worker processes of the harness
 timeout = 600  # seconds per task before the harness kills it (recorded as "timeout")
 
 # %%
-import warnings
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -51,23 +49,18 @@ import pandas as pd  # noqa: E402
 from IPython.display import Image, display  # noqa: E402
 
 from turs import style  # noqa: E402
-from turs.reproduce import failures, get_results, output_dir, save_figure  # noqa: E402
-
-style.apply()
-OUT = output_dir(out_dir, profile)
+from turs.reproduce import benchmark_setup, failures, save_figure  # noqa: E402
 
 # %% [markdown]
 # ## Run the missing tasks
 #
-# One task per (dataset, fold, algorithm) through `turs.reproduce.get_results`; finished tasks
-# are skipped, so rerunning the notebook costs nothing.
+# TURS with and without diverse patience, one harness task per dataset and fold
+# (`turs.reproduce.benchmark_setup`); a task with a record is not run again.
 
 # %%
 WITH, WITHOUT = "turs", "turs-nopatience"
-with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a text bar; no need to warn
-    warnings.simplefilter("ignore")
-    frame = get_results(profile, [WITH, WITHOUT], results_dir=results_dir, n_jobs=n_jobs, folds=folds,
-                        datasets=datasets, timeout=timeout)
+OUT, frame, _, _, _ = benchmark_setup(profile, [WITH, WITHOUT], folds=folds, results_dir=results_dir,
+                                      out_dir=out_dir, n_jobs=n_jobs, datasets=datasets, timeout=timeout)
 print(f"profile {profile!r}: {len(frame.attrs['datasets'])} dataset(s), folds {frame.attrs['folds']}")
 
 # %% [markdown]

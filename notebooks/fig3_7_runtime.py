@@ -31,16 +31,13 @@
 # differ and other work may run at the same time: compare ratios of 10x or more, not small ones.
 
 # %% tags=["parameters"]
-profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
-algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
+profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (TURS_DATA_DIR)
+algorithms = None  # None: turs.reproduce.THESIS_ALGORITHMS; add "brs" for the paper profile (slow)
 folds = None  # e.g. "0,1"; None: the profile's 5 folds
-results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
-n_jobs = 2  # worker processes for the tasks still missing
+results_dir = None  # the benchmark records; None: <repo>/results/<profile>
+out_dir = None  # None: <repo>/figures (paper profile) or <repo>/build/figures
 
 # %%
-import warnings
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -54,19 +51,15 @@ from matplotlib.ticker import FuncFormatter, LogLocator  # noqa: E402
 from turs import style  # noqa: E402
 from turs.datasets import REGISTRY  # noqa: E402
 from turs.reproduce import (  # noqa: E402
-    THESIS_NAMES, failures, get_results, label, markdown, mean_table, output_dir, reference_runs, save_figure,
+    THESIS_NAMES, benchmark_setup, failures, label, markdown, mean_table, reference_runs, save_figure,
 )
 
-style.apply()
-warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir, profile)
-frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
-ALGOS = [label(a) for a in frame.attrs["algorithms"]]
-QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
+OUT, frame, ALGOS, EXTRA, QUICK = benchmark_setup(profile, algorithms, folds=folds, results_dir=results_dir,
+                                                 out_dir=out_dir)
 failures(frame)
 
 # %%
-RULE_LEARNERS = ["TURS", "CN2", "BRS", "RIPPER", "CLASSY", "OneR", "BRL", "RuleFit"]  # no trees (CART, C45)
+RULE_LEARNERS = style.algorithm_order(["TURS", "CN2", "BRS", "RIPPER", "CLASSY", "OneR", "BRL", "RuleFit"])  # no trees
 seconds = mean_table(frame, "fit_seconds")
 
 runs = reference_runs()

@@ -13,7 +13,7 @@
 # %% [markdown]
 # # The seed papers' learners, re-implemented and checked against their papers
 #
-# Beyond the thesis (issue 21). Two of the project's source documents describe rule learners that
+# Beyond the thesis. Two of the project's source documents describe rule learners that
 # cannot be installed; `turs.competitors` has them written from the papers' equations
 # (`docs/competitors.md` gives every derivation and choice):
 #
@@ -51,7 +51,6 @@ lambda_sweep = "0,0.1,0.5,1,2,5"  # seed 002's Fig. 3 (paper profile; quick: 0,1
 gamma_sweep = "0.0005,0.001"
 
 # %%
-import os
 import time
 import warnings
 
@@ -70,17 +69,25 @@ from turs.bench.tasks import split  # noqa: E402
 from turs.competitors import submodular as sm  # noqa: E402
 from turs.competitors.lire import LIREClassifier  # noqa: E402
 from turs.competitors.seeds import register_seed_datasets  # noqa: E402
-from turs.reproduce import failures, get_results, markdown, output_dir, parse_list, repo_root, save_figure  # noqa: E402
+from turs.reproduce import (  # noqa: E402
+    committed_record, compute_enabled, datasets_at_hand, failures, get_results, markdown, output_dir, parse_list,
+    repo_root, save_figure, use_shared_datasets,
+)
 from turs.datasets import paper_table  # noqa: E402
 
 style.apply()
 warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
 OUT = output_dir(out_dir, profile)
 PAPER = profile == "paper"
-if "TURS_DATA_DIR" not in os.environ and (repo_root().parent / "shared" / "datasets").is_dir():
-    os.environ["TURS_DATA_DIR"] = str(repo_root().parent / "shared" / "datasets")
+use_shared_datasets()
 register_seed_datasets()  # seed-heart, seed-campaign
-COMPUTE = os.environ.get("TURS_REPRODUCE_COMPUTE", "1") != "0"
+COMPUTE = compute_enabled()
+#: the tables of the paper run, committed: what COMPUTE=0 redraws from without its records or datasets
+COMMITTED = committed_record(f"seed_learners_{profile}")
+
+
+def committed(stem: str) -> pd.DataFrame:
+    return pd.read_csv(COMMITTED / f"{stem}.csv", index_col=None if stem == "seed002_fig3_lambda_sweep" else 0)
 RESULTS = repo_root() / "results" / profile if results_dir is None else results_dir
 
 #: the paper's dataset -> the project's (seed 004's Table 1 names)
@@ -134,6 +141,11 @@ def astyle(alg):
 t0 = time.perf_counter()
 r004 = bench(SEED004.values(), seed004_algorithms, N_FOLDS_004, FOLDS_004)
 display(failures(r004))
+FROM_RECORDS = COMPUTE or not COMMITTED.is_dir() or (
+    datasets_at_hand([*SEED004.values(), *SEED002]) and not (r004["status"] == "skipped").any())
+if not FROM_RECORDS:
+    print(f"TURS_REPRODUCE_COMPUTE=0 without the records or datasets: the tables are the committed ones in {COMMITTED}; "
+          "nothing is fitted")
 
 # %% [markdown]
 # ## 1. Seed 004, Table 1: accuracy (%)
@@ -154,6 +166,8 @@ for a in A004:
     if paper_col:
         side[f"paper {paper_col}"] = t1.loc[list(SEED004), paper_col].to_numpy()
 side["submodular - paper"] = side["Submodular"] - side["paper Ours"]
+if not FROM_RECORDS:
+    side = committed("seed004_table1_accuracy")
 within = side["submodular - paper"].abs() <= 2.0
 display(Markdown(markdown(side, digits=1)))
 n_within = int(within.sum())
@@ -184,6 +198,8 @@ for a in A004:
     if a != sub:
         tab2[f"{LABEL.get(a, a)} seconds"] = means(r004, "fit_seconds", [a], SEED004.values())[a].to_numpy()
 tab2["paper RIPPER seconds"] = t5.loc[list(SEED004), "RIPPER"].to_numpy()
+if not FROM_RECORDS:
+    tab2 = committed("seed004_table2_table5")
 display(Markdown(markdown(tab2, digits=2)))
 tab2.to_csv(OUT / "seed004_table2_table5.csv")
 
@@ -201,7 +217,7 @@ tab2.to_csv(OUT / "seed004_table2_table5.csv")
 # %%
 GAP_DATASETS = dict(SEED004) if PAPER else {"overlap-blockade": "sim-overlap-blockade"}
 rows = []
-for paper_name, ds in GAP_DATASETS.items():
+for paper_name, ds in GAP_DATASETS.items() if FROM_RECORDS else []:
     rec = r004[(r004["dataset"] == ds) & (r004["algorithm"] == sub) & (r004["fold"] == 0) & (r004["status"] == "ok")]
     X, y = load_dataset(ds)
     y = np.asarray(y)
@@ -226,10 +242,13 @@ for paper_name, ds in GAP_DATASETS.items():
             out["finished"] = all(s["bnb_finished"] for s in trace)
     out["relative gap"] = (out["V_bnb"] - out["V_refine"]) / abs(out["V_refine"])
     rows.append(out)
-gap = pd.DataFrame(rows).set_index("paper dataset").sort_values("binary features")
-t6 = paper_table("table_seed004_6_approximation_gap").set_index("dataset")
-gap["paper features"] = [t6["features"].get(d, np.nan) for d in gap.index]
-gap["paper gap"] = [t6["relative_gap"].get(d, np.nan) for d in gap.index]
+if FROM_RECORDS:
+    gap = pd.DataFrame(rows).set_index("paper dataset").sort_values("binary features")
+    t6 = paper_table("table_seed004_6_approximation_gap").set_index("dataset")
+    gap["paper features"] = [t6["features"].get(d, np.nan) for d in gap.index]
+    gap["paper gap"] = [t6["relative_gap"].get(d, np.nan) for d in gap.index]
+else:
+    gap = committed("seed004_table6_gap")
 display(Markdown(markdown(gap, digits=4)))
 done = gap[gap["finished"]]
 display(Markdown(f"Branch-and-bound finished on {len(done)} of {len(gap)} datasets; there the largest |gap| is "
@@ -266,6 +285,8 @@ for base in [a for a in A002 if a != "lire"]:
     claim[f"LIRE - {LABEL[base]} (points)"] = 100 * (t002["accuracy"]["lire"] - t002["accuracy"][base])
     claim[f"LIRE within 1 point and sparser locally than {LABEL[base]}"] = (
         (claim[f"LIRE - {LABEL[base]} (points)"] >= -1.0) & (t002["local_rules"]["lire"] < t002["local_rules"][base]))
+if not FROM_RECORDS:
+    claim = committed("seed002_lire_vs_rulefit")
 display(Markdown(markdown(claim, digits=2)))
 claim.to_csv(OUT / "seed002_lire_vs_rulefit.csv")
 t4 = paper_table("table_seed002_4_runtime_seconds").set_index("dataset")
@@ -286,7 +307,7 @@ gams = [float(v) for v in parse_list(gamma_sweep)] if PAPER else [0.001]
 sweep_data = ["diabetes", "seed-heart"] if PAPER else ["sklearn-breast-cancer"]
 n_sweep_folds = 5 if PAPER else 2
 sweep = []
-for ds in sweep_data:
+for ds in sweep_data if FROM_RECORDS else []:
     X, y = load_dataset(ds)
     X, y = X.to_numpy(float), np.asarray(y)
     for k in range(n_sweep_folds):
@@ -297,7 +318,8 @@ for ds in sweep_data:
                 sweep.append({"dataset": ds, "fold": k, "gamma": g, "lam": lam_, "accuracy": m.score(X[te], y[te]),
                               "local support": m.local_support(X[te]).mean(), "support": len(m.rules_)})
 sweep = pd.DataFrame(sweep)
-curve = sweep.groupby(["dataset", "gamma", "lam"])[["accuracy", "local support", "support"]].mean().reset_index()
+curve = (sweep.groupby(["dataset", "gamma", "lam"])[["accuracy", "local support", "support"]].mean().reset_index()
+         if FROM_RECORDS else committed("seed002_fig3_lambda_sweep"))
 curve.to_csv(OUT / "seed002_fig3_lambda_sweep.csv", index=False)
 fig, axes = plt.subplots(1, 2, figsize=(11, 5.0))
 sweep_colours = dict(zip(sweep_data, [style.OKABE_ITO["blue"], style.OKABE_ITO["vermillion"]]))
@@ -324,39 +346,42 @@ display(Markdown(f"Local support lower at the largest lambda than at lambda = 0:
 # ## 4. Local explanation size beside total literals
 #
 # Left: the total literals of the model (Fig. 3.4's measure of complexity). Right: the mean number
-# of literals one must read to explain one prediction (issue 21, section 3): the covering rules
+# of literals one must read to explain one prediction: the covering rules
 # or the default for rule sets, the rule used and every rule before it for rule lists, the path for
 # trees, the satisfied non-zero-weight rules for RuleFit and LIRE. One point per dataset.
 
 # %%
-both = pd.concat([r004, r002], ignore_index=True)
-algs = list(dict.fromkeys(A004 + A002))
-dsets = list(dict.fromkeys(list(SEED004.values()) + SEED002))
-tot = means(both, "n_literals", algs, dsets)
-loc = means(both, "local_literals", algs, dsets)
-locr = means(both, "local_rules", algs, dsets)
-fig, axes = plt.subplots(1, 2, figsize=(12, 5.6), sharex=True)
-xs = np.arange(len(dsets))
-PAPER_NAME = {v: k for k, v in SEED004.items()}  # the papers' names are shorter (WDBC, pima)
-for j, a in enumerate(algs):
-    st = astyle(a)
-    kw = {"marker": st.marker, "color": st.color} if st is not None else {"marker": "o"}
-    off = (j - (len(algs) - 1) / 2) * 0.08
-    axes[0].scatter(xs + off, tot[a], label=LABEL.get(a, a), **kw)
-    axes[1].scatter(xs + off, loc[a], **kw)
-for ax, title, values in zip(axes, ("total literals (model)", "literals read per prediction"), (tot, loc)):
-    ax.set_yscale("symlog", linthresh=1)  # 0 literals (an empty model) has a place on the axis
-    ax.set_ylim(0, 2.5 * max(float(np.nanmax(values.to_numpy(float), initial=1.0)), 1.0))
-    ax.set_xticks(xs, [PAPER_NAME.get(d, d) for d in dsets], rotation=30, ha="right", rotation_mode="anchor")
-    ax.set_title(title)
-    ax.grid(alpha=0.3)
-fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(len(algs), 3), frameon=False)
-fig.tight_layout(rect=(0, 0.06 + 0.05 * ((len(algs) + 2) // 3), 1, 1))
-save_figure(fig, OUT, "seed_learners_local_explanation")
-plt.close(fig)
-display(Image(str(OUT / "seed_learners_local_explanation.png")))
-sizes = pd.concat({"total literals": tot, "local literals": loc, "local rules": locr}, axis=1)
-sizes.columns = [f"{what}: {LABEL.get(a, a)}" for what, a in sizes.columns]
-sizes.to_csv(OUT / "seed_learners_local_explanation.csv")
-display(Markdown(markdown(sizes, digits=2)))
+if FROM_RECORDS:
+    both = pd.concat([r004, r002], ignore_index=True)
+    algs = list(dict.fromkeys(A004 + A002))
+    dsets = list(dict.fromkeys(list(SEED004.values()) + SEED002))
+    tot = means(both, "n_literals", algs, dsets)
+    loc = means(both, "local_literals", algs, dsets)
+    locr = means(both, "local_rules", algs, dsets)
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.6), sharex=True)
+    xs = np.arange(len(dsets))
+    PAPER_NAME = {v: k for k, v in SEED004.items()}  # the papers' names are shorter (WDBC, pima)
+    for j, a in enumerate(algs):
+        st = astyle(a)
+        kw = {"marker": st.marker, "color": st.color} if st is not None else {"marker": "o"}
+        off = (j - (len(algs) - 1) / 2) * 0.08
+        axes[0].scatter(xs + off, tot[a], label=LABEL.get(a, a), **kw)
+        axes[1].scatter(xs + off, loc[a], **kw)
+    for ax, title, values in zip(axes, ("total literals (model)", "literals read per prediction"), (tot, loc)):
+        ax.set_yscale("symlog", linthresh=1)  # 0 literals (an empty model) has a place on the axis
+        ax.set_ylim(0, 2.5 * max(float(np.nanmax(values.to_numpy(float), initial=1.0)), 1.0))
+        ax.set_xticks(xs, [PAPER_NAME.get(d, d) for d in dsets], rotation=30, ha="right", rotation_mode="anchor")
+        ax.set_title(title)
+        ax.grid(alpha=0.3)
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=min(len(algs), 3), frameon=False)
+    fig.tight_layout(rect=(0, 0.06 + 0.05 * ((len(algs) + 2) // 3), 1, 1))
+    save_figure(fig, OUT, "seed_learners_local_explanation")
+    plt.close(fig)
+    display(Image(str(OUT / "seed_learners_local_explanation.png")))
+    sizes = pd.concat({"total literals": tot, "local literals": loc, "local rules": locr}, axis=1)
+    sizes.columns = [f"{what}: {LABEL.get(a, a)}" for what, a in sizes.columns]
+    sizes.to_csv(OUT / "seed_learners_local_explanation.csv")
+    display(Markdown(markdown(sizes, digits=2)))
+else:  # the per-dataset sizes of the paper run are not among the committed tables
+    print("COMPUTE=0 without the records: the local explanation figure is not redrawn (its committed PNG stays)")
 print(f"notebook ran in {time.perf_counter() - t0:.0f} s")

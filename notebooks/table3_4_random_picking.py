@@ -25,28 +25,22 @@
 # Only TURS and CN2 are rule sets with overlaps among the algorithms run here.
 
 # %% tags=["parameters"]
-profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (needs TURS_DATA_DIR)
-algorithms = "turs,cart,c45,ripper,cn2,classy"  # add "brs" for the paper profile (binary data only, ~260 s/fold)
+profile = "quick"  # "quick": the 5 bundled datasets; "paper": the 30 thesis datasets (TURS_DATA_DIR)
+algorithms = None  # None: turs.reproduce.THESIS_ALGORITHMS; add "brs" for the paper profile (slow)
 folds = None  # e.g. "0,1"; None: the profile's 5 folds
-results_dir = None  # shared benchmark records; None: <repo>/results/<profile>
-out_dir = None  # where figures and tables go; None: <repo>/figures (paper profile) or <repo>/build/figures (quick)
-n_jobs = 2  # worker processes for the tasks still missing
+results_dir = None  # the benchmark records; None: <repo>/results/<profile>
+out_dir = None  # None: <repo>/figures (paper profile) or <repo>/build/figures
 
 # %%
-import warnings
-
 import pandas as pd
 from IPython.display import Markdown, display
 
 from turs.reproduce import (
-    failures, get_results, label, markdown, mean_table, output_dir, thesis_table,
+    benchmark_setup, failures, label, markdown, mean_table, thesis_table,
 )
 
-warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
-OUT = output_dir(out_dir, profile)
-frame = get_results(profile, algorithms, results_dir=results_dir, n_jobs=n_jobs, folds=folds)
-ALGOS = [label(a) for a in frame.attrs["algorithms"]]
-QUICK = profile != "paper"  # the bundled datasets are not the thesis' ones
+OUT, frame, ALGOS, EXTRA, QUICK = benchmark_setup(profile, algorithms, folds=folds, results_dir=results_dir,
+                                                 out_dir=out_dir)
 failures(frame)
 
 # %%

@@ -62,10 +62,18 @@ with warnings.catch_warnings():  # without ipywidgets tqdm.auto falls back to a 
 
 from turs import TURSClassifier, style  # noqa: E402
 from turs.datasets import make_local_testing_data, paper_table  # noqa: E402
-from turs.reproduce import markdown, output_dir, save_figure  # noqa: E402
+from turs.reproduce import committed_record, compute_enabled, markdown, output_dir, save_figure  # noqa: E402
 
 style.apply()
 OUT = output_dir(out_dir, profile)
+#: The committed runs of the study with the default parameters (one row per dataset and setting)
+#: and the two rule-set trajectories of Fig. 3.6: with TURS_REPRODUCE_COMPUTE=0 (make reproduce
+#: COMPUTE=0) the table and the figure are redrawn from them, without a fit.
+RUNS, TRAJECTORIES = committed_record("local_testing_runs.csv"), committed_record("local_testing_trajectories.csv")
+DEFAULTS = (n_datasets, n, n_test, seed) == (100, 5000, 5000, 0)
+COMPUTE = compute_enabled() or not (DEFAULTS and RUNS.is_file() and TRAJECTORIES.is_file())
+if not COMPUTE:
+    print(f"TURS_REPRODUCE_COMPUTE=0: no fit; the runs and trajectories are the committed {RUNS.name} and {TRAJECTORIES.name}")
 
 # %% [markdown]
 # ## The measures
@@ -135,7 +143,7 @@ SETTINGS = {"Yes": True, "No": False}  # thesis' "Local testing" column -> use_l
 rows = []
 fit_seconds = {name: 0.0 for name in SETTINGS}
 start = time.perf_counter()
-for i in tqdm(range(n_datasets), desc="simulated datasets"):
+for i in tqdm(range(n_datasets if COMPUTE else 0), desc="simulated datasets"):
     X_train, y_train = make_local_testing_data(n=n, seed=seed + i)
     X_test, y_test = make_local_testing_data(n=n_test, seed=seed + 10_000 + i)
     for name, use_local_test in SETTINGS.items():
@@ -144,11 +152,13 @@ for i in tqdm(range(n_datasets), desc="simulated datasets"):
         fit_seconds[name] += time.perf_counter() - t0
         rows.append({"dataset": i, "local_testing": name, **measure(model, X_test, y_test)})
 elapsed = time.perf_counter() - start
-results = pd.DataFrame(rows)
-print(
-    f"{n_datasets} datasets x {len(SETTINGS)} settings in {elapsed:.1f} s "
-    f"(fitting: {fit_seconds['Yes']:.1f} s with the local test, {fit_seconds['No']:.1f} s without)"
-)
+results = pd.DataFrame(rows) if COMPUTE else pd.read_csv(RUNS)
+results.to_csv(OUT / "local_testing_runs.csv", index=False)  # data/results/local_testing_runs.csv is a copy
+if COMPUTE:
+    print(
+        f"{n_datasets} datasets x {len(SETTINGS)} settings in {elapsed:.1f} s "
+        f"(fitting: {fit_seconds['Yes']:.1f} s with the local test, {fit_seconds['No']:.1f} s without)"
+    )
 results.head(10)
 
 # %% [markdown]
@@ -244,12 +254,19 @@ _ = (OUT / "table3_6_summary.txt").write_text(summary + "\n", encoding="utf-8")
 # but the search ends at a worse (higher) score.
 
 # %%
-X_train, y_train = make_local_testing_data(n=n, seed=seed)
 trajectories = {}
-for name, use_local_test in SETTINGS.items():
-    model = TURSClassifier(use_local_test=use_local_test, record_trace=True).fit(X_train, y_train)
-    trajectories[name] = model.trace_.mdl_trajectory()
-    print(f"local test {name}:\n{model}\n")
+if COMPUTE:
+    X_train, y_train = make_local_testing_data(n=n, seed=seed)
+    for name, use_local_test in SETTINGS.items():
+        model = TURSClassifier(use_local_test=use_local_test, record_trace=True).fit(X_train, y_train)
+        trajectories[name] = model.trace_.mdl_trajectory()
+        print(f"local test {name}:\n{model}\n")
+else:
+    committed = pd.read_csv(TRAJECTORIES)
+    trajectories = {name: part.drop(columns="local_testing").reset_index(drop=True)
+                    for name, part in committed.groupby("local_testing", sort=False)}
+pd.concat(trajectories, names=["local_testing", None]).reset_index(level=0).to_csv(
+    OUT / "local_testing_trajectories.csv", index=False)  # data/results/local_testing_trajectories.csv is a copy
 
 STYLE = {  # turs.style: TURS and its no-local-test ablation, as in every figure
     "Yes": style.algorithm_style("turs").line(label="with the local test (TURS)", linewidth=2.2),

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from turs.style import MAX_WIDTH_PX, MIN_DPI, png_size_and_dpi
 
 REPO = Path(__file__).resolve().parent.parent
@@ -47,3 +49,34 @@ def tree_snapshot() -> dict:
 
 def changed(before: dict, after: dict) -> list[str]:
     return sorted(k for k in before.keys() | after.keys() if before.get(k) != after.get(k))
+
+
+@pytest.fixture(scope="module")
+def tree_unchanged():
+    """Running a module's notebooks writes nothing into figures/, data/results/ or notebooks/ (a
+    module uses it with ``pytestmark = pytest.mark.usefixtures("tree_unchanged")``)."""
+    before = tree_snapshot()
+    yield
+    assert not changed(before, tree_snapshot()), f"the notebooks wrote into the repository: {changed(before, tree_snapshot())}"
+
+
+def execute_in_process(name: str, params: dict) -> dict:
+    """Run ``notebooks/<name>.py`` cell by cell in this process (no kernel, so no start-up cost),
+    with ``params`` set right after its ``parameters`` cell as papermill sets them; returns its
+    namespace. Its figures go where its ``out_dir`` parameter says."""
+    import jupytext
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    notebook = jupytext.read(NOTEBOOKS / f"{name}.py")
+    namespace = {"__name__": f"notebook_{name}"}
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        exec(compile(cell.source, f"{name}.py", "exec"), namespace)  # noqa: S102 - the project's own notebook
+        if "parameters" in cell.metadata.get("tags", []):
+            namespace.update(params)
+    plt.close("all")
+    return namespace

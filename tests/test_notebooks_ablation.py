@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _notebook_helpers import assert_readable_png, changed, run_notebook, tree_snapshot
+from _notebook_helpers import assert_readable_png, run_notebook, tree_unchanged  # noqa: F401 (a fixture)
 
 REPO = Path(__file__).resolve().parent.parent
 DATASETS = ["sklearn-iris", "sklearn-wine"]
@@ -27,11 +27,7 @@ def _execute(name: str, out: Path, results: Path) -> None:
                              "results_dir": str(results)})
 
 
-@pytest.fixture(scope="module", autouse=True)
-def tree_unchanged():
-    before = tree_snapshot()
-    yield
-    assert not changed(before, tree_snapshot()), f"the notebooks wrote into the repository: {changed(before, tree_snapshot())}"
+pytestmark = pytest.mark.usefixtures("tree_unchanged")  # nothing written into the repository
 
 
 @pytest.fixture(scope="module")

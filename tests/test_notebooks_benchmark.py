@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from _notebook_helpers import assert_readable_png, changed, notebook_command, tree_snapshot
+from _notebook_helpers import assert_readable_png, notebook_command, tree_unchanged  # noqa: F401 (a fixture)
 from turs.reproduce import get_results, read_committed
 
 REPO = Path(__file__).resolve().parent.parent
@@ -44,12 +44,7 @@ pytest.importorskip("papermill", reason="needs the notebooks extra: pip install 
 pytest.importorskip("jupytext", reason="needs the notebooks extra: pip install -e '.[notebooks]'")
 
 
-@pytest.fixture(scope="module", autouse=True)
-def tree_unchanged():
-    """Running the notebooks writes nothing into figures/, data/results/ or notebooks/."""
-    before = tree_snapshot()
-    yield
-    assert not changed(before, tree_snapshot()), f"the notebooks wrote into the repository: {changed(before, tree_snapshot())}"
+pytestmark = pytest.mark.usefixtures("tree_unchanged")  # nothing written into the repository
 
 
 @pytest.fixture(scope="module")
@@ -219,7 +214,8 @@ def test_mean_table_shows_a_cell_only_when_every_fold_is_ok():
         "roc_auc": [0.8, 0.9, 0.7, np.nan, 0.6, 0.7, np.nan, np.nan],
     })
     table = mean_table(frame, "roc_auc", algorithms="turs,cn2,c45", datasets=["b", "a"])
-    assert list(table.columns) == ["TURS", "CN2", "C45"] and list(table.index) == ["b", "a"]
+    # the algorithms in the one order of every figure (turs.style.algorithm_order), the datasets as asked
+    assert list(table.columns) == ["TURS", "C45", "CN2"] and list(table.index) == ["b", "a"]
     assert table.loc["a", "TURS"] == pytest.approx(0.85) and table.loc["b", "TURS"] == pytest.approx(0.65)
     assert table[["CN2", "C45"]].isna().all().all()  # a failed fold or no record: missing, not dropped
     text = markdown(table, bold=table.eq(table.max(axis=1), axis=0))

@@ -1,4 +1,4 @@
-"""notebooks/preferred_variables.py (issue 20, section 4) runs end to end in the quick profile.
+"""notebooks/preferred_variables.py runs end to end in the quick profile.
 
 Executed through ``tools/run_notebook.py`` (as ``make reproduce`` does) into temporary folders;
 its table is checked against the records it left (read here without the notebook's code) and

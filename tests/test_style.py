@@ -105,12 +105,71 @@ def test_algorithm_styles_are_pairwise_distinct():
     assert len(styles) >= 20
     clashes = [(a, b) for (a, sa), (b, sb) in itertools.combinations(styles.items(), 2) if not distinct(sa, sb)]
     assert not clashes
-    # Okabe-Ito first: the first eight are the eight colours, TURS black
-    first = [s.color for s in list(styles.values())[:8]]
-    assert sorted(first) == sorted(style.OKABE_ITO.values())
+    # the thesis' seven algorithms and OneR take the eight Okabe-Ito colours, TURS black
+    eight = [styles[a].color for a in ("turs", "cart", "c45", "ripper", "cn2", "classy", "brs", "oner")]
+    assert sorted(eight) == sorted(style.OKABE_ITO.values())
     assert styles["turs"].color == "#000000" and styles["turs"].linewidth > styles["cart"].linewidth
     labels = [s.label for s in styles.values()]
     assert len(set(labels)) == len(labels)
+
+
+def harness_algorithms() -> dict[str, str]:
+    """Every algorithm the harness knows, and the thesis' and the authors' implementation's, as
+    benchmark name -> the key of its style (aliases such as ``turs-reference`` are one algorithm
+    with their target)."""
+    names = registered_names()
+    return {n: next(k for k, s in style.ALGORITHM_STYLES.items() if s is style.algorithm_style(n)) for n in names}
+
+
+def test_every_algorithm_has_a_colour_of_its_own():
+    keys = set(harness_algorithms().values())
+    assert len(keys) >= 21  # 19 harness algorithms (turs-reference is TURS), DRS and IDS, TURS2
+    colours = {k: style.ALGORITHM_STYLES[k].color.lower() for k in keys}
+    assert len(set(colours.values())) == len(colours), colours
+    close = [(a, b, round(style.color_distance(colours[a], colours[b]), 2))
+             for a, b in itertools.combinations(sorted(keys), 2)
+             if style.color_distance(colours[a], colours[b]) < style.MIN_ALGORITHM_COLOR_DISTANCE]
+    assert not close
+    # the algorithms Figs. 3.2-3.4 draw side by side are apart for every viewer
+    side_by_side = ["turs", "cart", "c45", "ripper", "cn2", "classy", "brs", "drs", "ids", "submodular", "lire"]
+    worst = min(style.color_distance(colours[a], colours[b]) for a, b in itertools.combinations(side_by_side, 2))
+    assert worst >= style.MIN_COLOR_DISTANCE
+    # the pair that shared a colour in Fig. 3.2
+    assert style.algorithm_style("LIRE").color != style.algorithm_style("BRS").color
+
+
+def test_one_order_of_the_algorithms():
+    order = list(style.ALGORITHM_STYLES)
+    assert order[:9] == ["turs", "cart", "c45", "ripper", "cn2", "classy", "brs", "drs", "ids"]
+    # the thesis' Table 3.3 order and ours give the same order; labels, names and aliases mix
+    thesis = ["BRS", "C45", "CART", "CLASSY", "RIPPER", "CN2", "DRS", "IDS", "TURS"]
+    ours = ["turs", "cart", "c45", "ripper", "cn2", "classy", "submodular", "lire"]
+    assert style.algorithm_order(thesis) == ["TURS", "CART", "C45", "RIPPER", "CN2", "CLASSY", "BRS", "DRS", "IDS"]
+    assert style.algorithm_order(ours[::-1]) == ours
+    assert style.algorithm_order(["c4.5", "xgboost", "TURS", "turs2"]) == ["TURS", "c4.5", "turs2", "xgboost"]
+    everything = list(harness_algorithms())
+    ranked = style.algorithm_order(everything)
+    assert sorted(ranked) == sorted(everything)
+    rank = {k: i for i, k in enumerate(order)}
+    keys = harness_algorithms()
+    positions = [rank[keys[n]] for n in ranked]
+    assert positions == sorted(positions)
+
+
+def test_the_figures_list_the_algorithms_in_the_one_order():
+    """The tables behind the figures: ours (turs.reproduce.mean_table, whatever order the
+    algorithms were asked in) and the thesis' (turs.reproduce.thesis_table) in the one order."""
+    from turs.reproduce import benchmark_order, mean_table, thesis_table
+
+    for name in ("table3_3_roc_auc", "table3_5_total_literals"):
+        columns = list(thesis_table(name).columns)
+        assert columns == style.algorithm_order(columns) and columns[0] == "TURS"
+    frame = pd.DataFrame({"dataset": ["d"] * 4, "fold": [0] * 4, "algorithm": ["lire", "cn2", "turs", "brs"],
+                          "status": ["ok"] * 4, "roc_auc": [0.5, 0.6, 0.7, 0.8]})
+    table = mean_table(frame, "roc_auc", algorithms="lire,cn2,turs,brs")
+    assert list(table.columns) == ["TURS", "CN2", "BRS", "LIRE"]
+    assert table.loc["d"].tolist() == [0.7, 0.6, 0.8, 0.5]
+    assert benchmark_order("lire,cn2,turs") == ["turs", "cn2", "lire"]
 
 
 def test_the_check_catches_a_red_green_pair():

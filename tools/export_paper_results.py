@@ -5,6 +5,7 @@
     python tools/export_paper_results.py --results results/paper --algorithms turs,cart
     python tools/export_paper_results.py --algorithms submodular,lire --merge        # add learners
     python tools/export_paper_results.py --results results/paper-local --fill local_rules,local_literals
+    python tools/export_paper_results.py --studies figures       # after a computed paper run of the notebooks
 
 1. ``data/results/paper_profile_tasks.csv``: one row per (dataset, fold, algorithm) of the paper
    run's records with default settings (``turs.bench.summary.export_tasks``): status, the
@@ -14,6 +15,11 @@
    ``../shared/anchors/reference_turs2_runs.csv`` (the authors' implementation measured on this
    machine type) that Fig. 3.7 and the auxiliary-beam notebook use; skipped when that file is
    absent.
+3. With ``--studies FOLDER`` (a computed ``make reproduce PROFILE=paper``'s output, ``figures/``),
+   instead: the tables of the studies whose notebooks run their own tasks or fits, copied into
+   ``data/results/`` (:data:`STUDY_TABLES`): the preferred-variables means, the seed learners'
+   tables, the local-testing study's 200 runs and its Fig. 3.6 trajectories. Their notebooks read
+   them with ``TURS_REPRODUCE_COMPUTE=0`` when their records or datasets are not at hand.
 
 ``turs.reproduce.get_results`` reads (1) with ``TURS_REPRODUCE_COMPUTE=0`` for every task that
 has no record in the results folder, and ``turs.reproduce.reference_runs`` reads (2) when
@@ -38,6 +44,32 @@ REPO = Path(__file__).resolve().parent.parent
 #: The reference runs' columns the notebooks read (and the sizes, for context).
 REFERENCE_COLUMNS = ["variant", "suite", "dataset", "fold", "n_train", "n_test", "status", "fit_seconds",
                      "roc_auc_test", "num_rules", "total_literals", "total_cl_bits"]
+
+
+#: A study notebook's output file -> its committed copy under data/results/ (what the notebook
+#: reads with TURS_REPRODUCE_COMPUTE=0).
+STUDY_TABLES = {
+    "preferred_variables.csv": "preferred_variables_paper.csv",
+    **{f"{stem}.csv": f"seed_learners_paper/{stem}.csv" for stem in (
+        "seed004_table1_accuracy", "seed004_table2_table5", "seed004_table6_gap", "seed002_lire_vs_rulefit",
+        "seed002_fig3_lambda_sweep")},
+    "local_testing_runs.csv": "local_testing_runs.csv",
+    "local_testing_trajectories.csv": "local_testing_trajectories.csv",
+}
+
+
+def export_studies(folder: Path, data_results: Path) -> list[str]:
+    """Copy the :data:`STUDY_TABLES` found in ``folder`` into ``data_results``, byte for byte;
+    returns the copies written."""
+    written = []
+    for name, target in STUDY_TABLES.items():
+        source = folder / name
+        if source.is_file():
+            out = data_results / target
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(source.read_bytes())
+            written.append(target)
+    return written
 
 
 def export_reference(source: Path, out: Path) -> pd.DataFrame:
@@ -83,8 +115,14 @@ def main(argv=None) -> int:
                     help="keep the committed rows of the algorithms without records in --results")
     ap.add_argument("--fill", default=None,
                     help="comma-separated columns: only fill their empty cells in the committed rows")
+    ap.add_argument("--studies", type=Path, default=None, metavar="FOLDER",
+                    help="copy the study tables of a computed paper run's output FOLDER into data/results/ instead")
     args = ap.parse_args(argv)
 
+    if args.studies is not None:
+        written = export_studies(args.studies, REPO / "data" / "results")
+        print(f"{len(written)} study table(s) from {args.studies} -> data/results/: {', '.join(written) or 'none'}")
+        return 0 if written else 2
     if not args.results.is_dir() or not any(args.results.glob("*.json")):
         print(f"export: {args.results} holds no task record (*.json); run `make experiments PROFILE=paper` "
               "or pass --results.", file=sys.stderr)

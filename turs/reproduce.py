@@ -14,13 +14,17 @@ algorithm; a cell whose folds did not all finish with status ``ok`` is NaN (show
 from __future__ import annotations
 
 import os
+import warnings
 from pathlib import Path
+from typing import NamedTuple
 
 import pandas as pd
 
-__all__ = ["BEYOND_THESIS", "BEYOND_THESIS_NOTE", "LABELS", "QUICK_SKIP", "REFERENCE_RUNS_COPY", "THESIS_NAMES", "committed_table", "failures", "figures_dir", "get_results", "label",
-           "markdown", "mean_table", "output_dir", "parse_list", "read_committed", "reference_runs", "repo_root",
-           "save_figure", "thesis_table"]
+__all__ = ["BEYOND_THESIS", "BEYOND_THESIS_NOTE", "BenchmarkSetup", "LABELS", "QUICK_SKIP", "REFERENCE_RUNS_COPY",
+           "THESIS_ALGORITHMS", "THESIS_NAMES", "benchmark_order", "benchmark_setup", "committed_record",
+           "committed_table", "compute_enabled", "datasets_at_hand", "failures", "figures_dir", "get_results",
+           "label", "markdown", "mean_table", "output_dir", "parse_list", "read_committed", "reference_runs",
+           "repo_root", "save_figure", "thesis_table", "use_shared_datasets"]
 
 #: Benchmark algorithm name -> the thesis' column name (Tables 3.3 and 3.5); other algorithms
 #: (the seed papers' learners, TURS' ablations) take their label from :mod:`turs.style`.
@@ -28,7 +32,11 @@ LABELS = {"turs": "TURS", "cart": "CART", "c45": "C45", "ripper": "RIPPER", "cn2
           "classy": "CLASSY", "brs": "BRS", "brl": "BRL", "rulefit": "RuleFit", "oner": "OneR"}
 
 
-#: The seed papers' learners (issue 21) that Figs. 3.2-3.4 draw as extra rows, marked as beyond
+#: The thesis' algorithms the harness runs: the benchmark notebooks' default ``algorithms``
+#: (BRS too on the paper profile: two classes only, ~260 s per fold).
+THESIS_ALGORITHMS = "turs,cart,c45,ripper,cn2,classy"
+
+#: The seed papers' learners that Figs. 3.2-3.4 draw as extra rows, marked as beyond
 #: the thesis: the thesis' statements are checked on its own algorithms only, and the extra rows
 #: are measured against them (e.g. the gap to the best of the thesis' algorithms).
 BEYOND_THESIS = "submodular,lire"
@@ -73,6 +81,55 @@ def parse_list(value, cast=str) -> list | None:
         value = str(value).strip("()[] ").split(",")
     items = (str(v).strip().strip("'\"") for v in value)
     return [cast(v) for v in items if v]
+
+
+def benchmark_order(algorithms) -> list[str]:
+    """Benchmark names (``"lire,cn2,turs"`` or a list) in the one order of every figure and table,
+    :func:`turs.style.algorithm_order` (``["turs", "cn2", "lire"]``)."""
+    from .style import algorithm_order
+
+    return algorithm_order(parse_list(algorithms) or [])
+
+
+def compute_enabled() -> bool:
+    """False when the environment says ``TURS_REPRODUCE_COMPUTE=0`` (``make reproduce COMPUTE=0``):
+    the notebooks then run no benchmark task and fit nothing, and redraw from the records in
+    the results folder or, where there is none, from the committed ones (:func:`committed_record`)."""
+    return os.environ.get("TURS_REPRODUCE_COMPUTE", "1") != "0"
+
+
+def use_shared_datasets() -> None:
+    """Set ``TURS_DATA_DIR`` to ``../shared/datasets`` beside the repository when it is not set
+    and that folder exists, as the Makefile does (the harness' workers inherit it)."""
+    shared = repo_root().parent / "shared" / "datasets"
+    if "TURS_DATA_DIR" not in os.environ and shared.is_dir():
+        os.environ["TURS_DATA_DIR"] = str(shared)
+
+
+def datasets_at_hand(names) -> bool:
+    """True when every dataset of ``names`` can be loaded without the network: bundled, or its
+    file found (and verified) in ``TURS_DATA_DIR`` or the cache folder."""
+    from .datasets import dataset_path, get_info
+
+    for name in parse_list(names) or []:
+        if name.startswith(("sklearn-", "sim-")):
+            continue  # bundled (scikit-learn's copies, simulated)
+        try:
+            get_info(name)
+        except ValueError:
+            return False
+        try:
+            dataset_path(name, download=False)
+        except (FileNotFoundError, ValueError):
+            return False
+    return True
+
+
+def committed_record(name: str, repo=None) -> Path:
+    """A committed record of a study the notebooks redraw with ``TURS_REPRODUCE_COMPUTE=0``:
+    ``<repo>/data/results/<name>`` (it may not exist)."""
+    repo = Path(repo) if repo is not None else repo_root()
+    return repo / "data" / "results" / name
 
 
 def repo_root() -> Path:
@@ -175,11 +232,7 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     from .bench import get_profile, make_tasks, record_path, run, summarize
     from .bench.tasks import N_FOLDS
 
-    # The thesis datasets live outside the repository (docs/datasets.md); as the Makefile does,
-    # use ../shared/datasets when TURS_DATA_DIR is not set. The harness' workers inherit it.
-    shared_data = repo_root().parent / "shared" / "datasets"
-    if "TURS_DATA_DIR" not in os.environ and shared_data.is_dir():
-        os.environ["TURS_DATA_DIR"] = str(shared_data)
+    use_shared_datasets()  # the thesis datasets live outside the repository (docs/datasets.md)
     prof = get_profile(profile)
     algorithms = parse_list(algorithms)
     datasets = parse_list(datasets) or list(prof.datasets)
@@ -197,7 +250,7 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     skip = dict(QUICK_SKIP if profile == "quick" else {}) if skip is None else dict(skip)
     tasks = make_tasks(datasets, algorithms, folds=folds, n_folds=n_folds)
     committed = pd.DataFrame()
-    if os.environ.get("TURS_REPRODUCE_COMPUTE", "1") == "0":
+    if not compute_enabled():
         table = Path(table) if table is not None else committed_table(profile)
         use_table = table.is_file() and n_folds == N_FOLDS  # the committed table holds 5-fold records only
         absent = [t for t in tasks if not record_path(out, t.id).is_file()]
@@ -241,13 +294,64 @@ def get_results(profile: str, algorithms, results_dir=None, n_jobs: int = 2, fol
     return frame
 
 
+class BenchmarkSetup(NamedTuple):
+    """What a benchmark notebook works with (:func:`benchmark_setup`)."""
+
+    out: Path              #: where its figures and tables go
+    frame: pd.DataFrame    #: :func:`get_results` of the algorithms and the extra rows
+    algorithms: list       #: their labels, in the one order (the extra rows included)
+    extra: list            #: the labels of the rows beyond the thesis
+    quick: bool            #: not the paper profile: the bundled datasets, not the thesis'
+
+
+def benchmark_setup(profile: str, algorithms=None, beyond_thesis="", *, folds=None, results_dir=None, out_dir=None,
+                    n_jobs: int = 2, datasets=None, timeout: float | None = 600.0) -> BenchmarkSetup:
+    """The setup every benchmark notebook shares, from its parameters cell.
+
+    Sets the project's figure style (:func:`turs.style.apply`), silences tqdm's note that
+    ipywidgets is missing (the bar falls back to text), picks the output folder
+    (:func:`output_dir`) and reads, or runs, the benchmark tasks (:func:`get_results`).
+
+    Parameters
+    ----------
+    profile : {"quick", "paper"}
+        "quick": the bundled datasets; "paper": the thesis' datasets (``TURS_DATA_DIR``).
+    algorithms : str or list, optional
+        Benchmark names; default :data:`THESIS_ALGORITHMS`.
+    beyond_thesis : str or list
+        Extra rows beyond the thesis, marked "*" in the figures (e.g. :data:`BEYOND_THESIS`).
+    folds, datasets : optional
+        Subsets of the profile's (``"0,1"``); None: all of them.
+    results_dir, out_dir : path-like, optional
+        The records (default ``<repo>/results/<profile>``) and the figures' folder (default
+        :func:`figures_dir` of the profile).
+    n_jobs, timeout
+        Worker processes and seconds per task for the tasks still missing.
+    """
+    from . import style
+
+    style.apply()
+    warnings.filterwarnings("ignore", message=".*IProgress.*")  # tqdm.auto without ipywidgets: a text bar
+    out = output_dir(out_dir, profile)
+    names = parse_list(algorithms) or parse_list(THESIS_ALGORITHMS)
+    extra = [a for a in parse_list(beyond_thesis) or [] if a not in names]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        frame = get_results(profile, names + extra, results_dir=results_dir, n_jobs=n_jobs, folds=folds,
+                            datasets=datasets, timeout=timeout)
+    return BenchmarkSetup(out, frame, [label(a) for a in benchmark_order(frame.attrs["algorithms"])],
+                          [label(a) for a in extra], profile != "paper")
+
+
 def mean_table(frame: pd.DataFrame, metric: str, algorithms=None, datasets=None) -> pd.DataFrame:
-    """Mean of ``metric`` over the folds, datasets x algorithms (thesis labels as columns).
+    """Mean of ``metric`` over the folds, datasets x algorithms (thesis labels as columns, in the
+    one order of :func:`benchmark_order`).
 
     A cell is NaN unless every fold of that (dataset, algorithm) in ``frame`` has status ``ok``
     (and the metric is defined): a partial mean would not be comparable with the others.
     """
-    algorithms = parse_list(algorithms) or frame.attrs.get("algorithms") or sorted(frame["algorithm"].unique())
+    algorithms = benchmark_order(parse_list(algorithms) or frame.attrs.get("algorithms")
+                                 or sorted(frame["algorithm"].unique()))
     datasets = parse_list(datasets) or frame.attrs.get("datasets") or sorted(frame["dataset"].unique())
     grouped = frame.groupby(["dataset", "algorithm"])
     all_ok = grouped["status"].agg(lambda s: bool((s == "ok").all()))
@@ -301,11 +405,18 @@ def reference_runs(path=None) -> pd.DataFrame | None:
 
 
 def thesis_table(name: str) -> pd.DataFrame:
-    """A thesis table from ``data/paper`` (e.g. ``"table3_3_roc_auc"``), indexed by its first column."""
+    """A thesis table from ``data/paper`` (e.g. ``"table3_3_roc_auc"``), indexed by its first column;
+    a table whose columns are all algorithms has them in the one order of every figure
+    (:func:`turs.style.algorithm_order`: TURS first, not the thesis' BRS first)."""
     from .datasets import paper_table
+    from .style import ALGORITHM_STYLES, algorithm_order
 
     table = paper_table(name)
-    return table.set_index(table.columns[0])
+    table = table.set_index(table.columns[0])
+    labels = {s.label.lower() for s in ALGORITHM_STYLES.values()}
+    if {str(c).lower() for c in table.columns} <= labels:  # a table of algorithms
+        table = table[algorithm_order(table.columns)]
+    return table
 
 
 def save_figure(fig, out_dir, stem: str, dpi: int = 150, max_width_px: int | None = 2000) -> list[Path]:

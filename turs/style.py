@@ -1,9 +1,10 @@
 """One look for every figure of the project: algorithm and class styles, readable defaults.
 
 * :func:`algorithm_style` (``"turs"``, ``"c45"``, a thesis label such as ``"C45"``, ...): the
-  fixed colour, marker and line style of an algorithm, the same in every figure and panel.
-  The first eight algorithms take Okabe & Ito's eight colours (colour-blind safe); the others
-  reuse a colour with a different marker *and* line style, so every pair stays apart.
+  fixed colour, marker and line style of an algorithm, the same in every figure and panel;
+  every algorithm has a colour of its own (the thesis' algorithms Okabe & Ito's eight,
+  colour-blind safe; the others :data:`EXTRA_COLORS`). :func:`algorithm_order`: the one order
+  in which every figure and table lists the algorithms.
 * :func:`class_style` / :func:`class_colors`: up to 12 classes (Okabe-Ito, then markers).
 * :data:`BETTER`, :data:`WORSE`, :data:`NEUTRAL`: the colours of "this setting helps / hurts"
   bars (blue / orange, never red / green).
@@ -33,8 +34,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["ALGORITHM_STYLES", "BETTER", "CANDIDATE", "CLASS_STYLES", "HIGHLIGHT", "RULE", "MIN_COLOR_DISTANCE", "MIN_DPI", "MIN_FONT_PT",
-           "MAX_WIDTH_PX", "NEUTRAL", "OKABE_ITO", "RC", "Style", "WORSE", "algorithm_style", "apply",
+__all__ = ["ALGORITHM_STYLES", "BETTER", "EXTRA_COLORS", "MIN_ALGORITHM_COLOR_DISTANCE", "CANDIDATE", "CLASS_STYLES", "HIGHLIGHT", "RULE", "MIN_COLOR_DISTANCE", "MIN_DPI", "MIN_FONT_PT",
+           "MAX_WIDTH_PX", "NEUTRAL", "OKABE_ITO", "RC", "Style", "WORSE", "algorithm_order", "algorithm_style", "apply",
            "check_fonts", "class_colors", "class_style", "color_distance", "delta_e2000", "png_size_and_dpi",
            "rc_context", "save", "simulate_cvd"]
 
@@ -100,8 +101,33 @@ def _s(label, colour, marker, linestyle="-", linewidth=1.8, edge=None) -> Style:
 
 _YELLOW_EDGE = "#6b6b00"  # a dark outline: Okabe-Ito yellow alone is faint on white
 
-#: benchmark name -> style. The first eight take the eight Okabe-Ito colours; every later one
-#: shares a colour with an earlier one but differs from it in marker and line style.
+#: Colours beyond Okabe-Ito's eight, one per algorithm drawn beside them: picked greedily from a
+#: grid of sRGB colours (CIELAB lightness 27-72, so none is near-white or near-black) to be as
+#: far as possible, by :func:`color_distance`, from the eight and from each other. The first four
+#: (for the thesis' DRS and IDS and the seed papers' learners that Figs. 3.2-3.4 draw beside the
+#: thesis' algorithms) are at least :data:`MIN_COLOR_DISTANCE` from every other colour here; every
+#: pair of the fourteen and the eight is at least :data:`MIN_ALGORITHM_COLOR_DISTANCE` apart.
+EXTRA_COLORS = {
+    "dark red": "#881100", "dark slate": "#224466", "strong blue": "#0000DD", "olive brown": "#776644",
+    "lavender": "#8877FF", "light green": "#99BB77", "rust": "#BB3300", "dark grey": "#555555",
+    "rose grey": "#BBAAAA", "slate": "#556677", "dark brown": "#663333", "grey": "#777777",
+    "purple": "#663399", "violet": "#7722FF",
+}
+_EX = EXTRA_COLORS
+#: The smallest :func:`color_distance` between two algorithms' colours (every viewer); where it
+#: is below :data:`MIN_COLOR_DISTANCE` the two differ in marker and line style as well.
+MIN_ALGORITHM_COLOR_DISTANCE = 8.5
+
+
+def _x(label, colour, marker, linestyle="-", linewidth=1.8) -> Style:
+    return Style(label, _EX[colour], marker, linestyle, linewidth)
+
+
+#: benchmark name -> style, in the one order every figure and table uses
+#: (:func:`algorithm_order`): TURS, the thesis' competitors as the thesis' Table 3.3 has them
+#: (ours first: the ones the harness runs), the seed papers' learners beyond the thesis, then
+#: the authors' implementation and TURS' variants. Every algorithm has a colour of its own: the
+#: thesis' algorithms and OneR the eight Okabe-Ito colours, the others :data:`EXTRA_COLORS`.
 ALGORITHM_STYLES: dict[str, Style] = {
     # TURS (bold black, as the thesis draws it) and the thesis' competitors
     "turs": _s("TURS", "black", "o", "-", 3.0),
@@ -111,23 +137,23 @@ ALGORITHM_STYLES: dict[str, Style] = {
     "cn2": _s("CN2", "blue", "v"),
     "classy": _s("CLASSY", "vermillion", "P"),
     "brs": _s("BRS", "reddish purple", "X"),
+    "drs": _x("DRS", "dark red", ">", "--"),
+    "ids": _x("IDS", "dark slate", "<", "--"),
+    # beyond the thesis: the seed papers' learners and other rule learners
+    "submodular": _x("Submodular", "strong blue", "d", "--"),
+    "lire": _x("LIRE", "olive brown", "H", "--"),
+    "lire-rulefit": _x("RuleFit (LIRE's)", "rust", "8", ":"),
+    "rulefit": _x("RuleFit", "lavender", "*", "--"),
+    "brl": _x("BRL", "light green", "p", "--"),
     "oner": _s("OneR", "yellow", "h", "-", 1.8, _YELLOW_EDGE),
-    # beyond eight: a colour again, with a dashed line and another marker
-    "drs": _s("DRS", "orange", ">", "--"),
-    "ids": _s("IDS", "sky blue", "<", "--"),
-    "brl": _s("BRL", "bluish green", "p", "--"),
-    "rulefit": _s("RuleFit", "blue", "*", "--"),
-    "submodular": _s("Submodular", "vermillion", "d", "--"),
-    "lire": _s("LIRE", "reddish purple", "H", "--"),
-    "lire-rulefit": _s("RuleFit (LIRE's)", "blue", "8", ":"),
     # the authors' implementation and our TURS variants (ablations): dotted / dash-dot lines
-    "turs2": _s("TURS2 (authors' code)", "black", "s", ":", 2.0),
-    "turs-noaux": _s("TURS without auxiliary beam", "blue", "o", "-.", 2.0),
-    "turs-nopatience": _s("TURS without diverse patience", "orange", "o", "-.", 2.0),
-    "turs-nolocaltest": _s("TURS without local test", "vermillion", "s", "-.", 2.0),
-    "turs-thesis": _s("TURS, thesis text", "bluish green", "P", ":", 2.0),
-    "turs-turs2code": _s("TURS, thesis search + authors' model code", "reddish purple", "^", ":", 2.0),
-    "turs-turs2": _s("TURS, thesis search + authors' local test", "sky blue", "v", ":", 2.0),
+    "turs2": _x("TURS2 (authors' code)", "dark grey", "s", ":", 2.0),
+    "turs-noaux": _x("TURS without auxiliary beam", "slate", "o", "-.", 2.0),
+    "turs-nopatience": _x("TURS without diverse patience", "rose grey", "o", "-.", 2.0),
+    "turs-nolocaltest": _x("TURS without local test", "dark brown", "s", "-.", 2.0),
+    "turs-thesis": _x("TURS, thesis text", "grey", "P", ":", 2.0),
+    "turs-turs2code": _x("TURS, thesis search + authors' model code", "purple", "^", ":", 2.0),
+    "turs-turs2": _x("TURS, thesis search + authors' local test", "violet", "<", ":", 2.0),
 }
 
 #: Other names of the same algorithm (drawn the same way).
@@ -150,6 +176,28 @@ def algorithm_style(name: str) -> Style:
     known = ", ".join(sorted(ALGORITHM_STYLES))
     raise KeyError(f"No style for algorithm {name!r}. Known: {known}. Add it to turs.style.ALGORITHM_STYLES "
                    "with a colour, marker and line style that keep it apart from the others.")
+
+
+def _algorithm_key(name: str) -> str | None:
+    try:
+        style = algorithm_style(name)
+    except KeyError:
+        return None
+    return next(k for k, s in ALGORITHM_STYLES.items() if s is style)
+
+
+def algorithm_order(names) -> list:
+    """``names`` (benchmark names, aliases or labels, as :func:`algorithm_style` takes them) in the
+    one order of :data:`ALGORITHM_STYLES`; names without a style keep their order, at the end.
+
+    >>> algorithm_order(["TURS", "CN2", "BRS", "C45", "xgboost", "CART"])
+    ['TURS', 'CART', 'C45', 'CN2', 'BRS', 'xgboost']
+    """
+    rank = {k: i for i, k in enumerate(ALGORITHM_STYLES)}
+    names = list(names)
+    keys = [_algorithm_key(n) for n in names]
+    known = sorted((rank[k], i) for i, k in enumerate(keys) if k is not None)
+    return [names[i] for _, i in known] + [n for n, k in zip(names, keys) if k is None]
 
 
 # ------------------------------------------------------------------------------- classes
