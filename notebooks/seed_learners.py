@@ -68,7 +68,7 @@ from turs.bench.profiles import load_dataset  # noqa: E402
 from turs.bench.tasks import split  # noqa: E402
 from turs.competitors import submodular as sm  # noqa: E402
 from turs.competitors.lire import LIREClassifier  # noqa: E402
-from turs.competitors.seeds import register_seed_datasets  # noqa: E402
+from turs.bench import register_seed_datasets  # noqa: E402
 from turs.reproduce import (  # noqa: E402
     committed_record, compute_enabled, datasets_at_hand, failures, get_results, markdown, output_dir, parse_list,
     repo_root, save_figure, use_shared_datasets,

@@ -22,20 +22,11 @@ def _checker():
 
 cl = _checker()
 
-#: Imports that still climb, each in a file another part of the project owns, with why and
-#: what removes it. Empty this as those files change; a stale entry fails
-#: test_every_allowed_violation_still_exists.
-ALLOWED_CLIMBS = {
-    ("turs.competitors.seeds", "turs.bench"):
-        "competitors.seeds.register_seed_datasets forwards to turs.bench.register_seed_datasets for "
-        "notebooks/seed_learners.py, which imports it from turs.competitors.seeds; once the notebook "
-        "imports it from turs.bench, delete the forwarding function and this entry",
-}
-#: Cycles that remain, as the set of their modules, with the same kind of reason.
-ALLOWED_CYCLES = {
-    frozenset({"turs.bench", "turs.bench.profiles", "turs.competitors.seeds"}):
-        "the same forwarding register_seed_datasets as in ALLOWED_CLIMBS",
-}
+#: Imports allowed to climb, as (importer, imported) -> why and what would remove it; none
+#: today. A stale entry fails test_every_allowed_violation_still_exists.
+ALLOWED_CLIMBS: dict = {}
+#: Cycles allowed, as the set of their modules -> the same kind of reason; none today.
+ALLOWED_CYCLES: dict = {}
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ import pandas as pd
 from ..adapter import Adapter, ExtractedRule
 
 __all__ = ["SubmodularAdapter", "LIREAdapter", "LIRERuleFitAdapter", "SEED_DATASETS", "load_seed_heart",
-           "load_seed_campaign", "register_seed_datasets"]
+           "load_seed_campaign"]
 
 
 class _EstimatorAdapter(Adapter):
@@ -160,11 +160,3 @@ def load_seed_campaign() -> tuple[pd.DataFrame, pd.Series]:
 
 #: name -> loader of the seed check's extra datasets.
 SEED_DATASETS = {"seed-heart": load_seed_heart, "seed-campaign": load_seed_campaign}
-
-
-def register_seed_datasets() -> None:
-    """:func:`turs.bench.register_seed_datasets`, which the harness defines (it registers the
-    loaders of :data:`SEED_DATASETS`); kept here for the callers that import it from here."""
-    from ..bench import register_seed_datasets as register
-
-    register()
