@@ -106,7 +106,7 @@ DATA_PROFILE ?= paper
 data: $(STAMP)
 	$(PY) -m turs.datasets fetch --profile $(DATA_PROFILE)
 
-# The benchmark harness (issue 4): resumable, one record per (dataset, fold, algorithm).
+# The benchmark harness: resumable, one record per (dataset, fold, algorithm).
 ALGORITHMS ?= turs,cart
 RESULTS ?= results/$(PROFILE)
 BENCH_TIMEOUT ?= 600
@@ -147,7 +147,7 @@ figures/%: $(STAMP) FORCE
 	echo "$(RUN_NOTEBOOK) notebooks/$$best.py --profile $(PROFILE)"; \
 	$(RUN_NOTEBOOK) "notebooks/$$best.py" --profile $(PROFILE)
 
-# Speed benchmark (issue 3): fold 0 of the large datasets in fresh processes, the reference's
+# Speed benchmark: fold 0 of the large datasets in fresh processes, the reference's
 # times beside ours, 1 vs 2 threads, and the scaling study -> figures/bench_speed.csv, scaling.png, scaling_d.png.
 BENCH_ARGS ?= --scaling --threads vehicle,pendigits,waveform
 bench: $(STAMP)
