@@ -65,9 +65,10 @@ seconds = mean_table(frame, "fit_seconds")
 runs = reference_runs()
 turs2 = pd.Series(dtype=float, name="TURS2")
 if runs is not None:
+    source = runs.attrs["path"]  # a filtered frame need not keep its attrs
     runs = runs[runs["variant"].isin(["cyaux", "cy5aux"]) & (runs["status"] == "ok")]
     turs2 = runs.dropna(subset=["thesis_name"]).groupby("thesis_name")["fit_seconds"].mean().rename("TURS2")
-    print(f"TURS2 reference times for {len(turs2)} thesis datasets from {runs.attrs['path']}")
+    print(f"TURS2 reference times for {len(turs2)} thesis datasets from {source}")
 else:
     print("no TURS2 reference times: neither ../shared/anchors/reference_turs2_runs.csv nor its copy exists")
 to_thesis = (lambda d: THESIS_NAMES.get(d)) if QUICK else (lambda d: d)
