@@ -334,7 +334,7 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
             out[i] = header_old + before + later[p]
         elif not grew_lower and not had_hi:
             out[i] = (header_old + base_vo_sum - base_vo[p]
-                      + _lenient_value_op_bits(False, True, base_k_values[p], turs2))
+                      + _lenient_value_op_bits(np.bool_(False), np.bool_(True), base_k_values[p], turs2))
         else:
             out[i] = header_old + base_vo_sum
     return out
