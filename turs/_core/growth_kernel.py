@@ -703,9 +703,11 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     has_pairs = nbr_idx.shape[0] > 0
     # additions the per-row union build makes (the same for every feature), the rules the rows
     # carry and the words the groups' rules OR together in the bit-set build
-    row_adds = 0
-    rule_adds = 0
-    m_covered = 0
+    # np.int64(0), not the literal 0, for the values _grow_feature gets: numba would type its call
+    # with the literal first and compile it twice
+    row_adds = np.int64(0)
+    rule_adds = np.int64(0)
+    m_covered = np.int64(0)
     class_covered = np.zeros(C, dtype=np.bool_)  # the classes of the rows M covers
     for i in range(m if G > 0 else 0):
         J = group_local[i]
@@ -718,8 +720,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 row_adds += sub_ptr[J + 1] - sub_ptr[J]
             if n_rules > 0:
                 rule_adds += grp_ptr[J + 1] - grp_ptr[J]
-    group_rules = grp_ptr[G] if n_rules > 0 else 0
-    n_classes_covered = 0  # the bit-set build makes no rank query for the other classes
+    group_rules = grp_ptr[G] if n_rules > 0 else np.int64(0)
+    n_classes_covered = np.int64(0)  # the bit-set build makes no rank query for the other classes
     for c in range(C):
         n_classes_covered += class_covered[c]
     n_words = (m_covered + 63) // 64
