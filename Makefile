@@ -25,7 +25,7 @@ endif
 # (turs picks the same folder when run from this checkout without make: turs/_core/_cache.py).
 NUMBA_CACHE_DIR ?= $(ROOT)/build/numba_cache
 export NUMBA_CACHE_DIR
-# Installed, and the kernels compiled into that cache by `python -m turs._warmup` (docs/compile.md);
+# Installed, and the kernels compiled into that cache by `turs.warmup()` (docs/compile.md);
 # compiled again after `make clean` or a change to the sources the cache is stamped with.
 STAMP := $(NUMBA_CACHE_DIR)/.compiled
 
@@ -69,7 +69,7 @@ $(INSTALLED): pyproject.toml
 	touch $@
 
 $(STAMP): $(INSTALLED) $(wildcard turs/_core/*.py) turs/_config.py turs/_warmup.py
-	$(PY) -m turs._warmup
+	$(PY) -c 'import turs; print(f"turs.warmup(): kernels compiled or loaded in {turs.warmup():.0f} s")'
 	touch $@
 
 install: $(STAMP)
