@@ -47,10 +47,3 @@ def warmup() -> float:
     groups._union_counts_by_bits(np.array([0, -1, 1], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64), one,
                                  np.array([0, 0, 1], dtype=np.int64), 2, 2)
     return time.perf_counter() - t
-
-
-if __name__ == "__main__":  # `python -m turs._warmup`: fill the compile cache (make install runs it)
-    import sys
-
-    seconds = warmup()
-    sys.stdout.write(f"turs kernels compiled or loaded in {seconds:.1f} s\n")
