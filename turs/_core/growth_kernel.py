@@ -340,282 +340,6 @@ def _slot_interval(f, S, l, h, t, side):
     return t, h, f * S + 2 * (t - 1) + 1
 
 
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _grow_feature(f, bins, y, rows, lo, hi, n_bins, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
-                  sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules, path, need, need_tested, log2_regret,
-                  base_counts, base_counts_unc, log2_d, binary, split_cut_bits, split_extra, valid, new_lo, new_hi,
-                  counts, counts_unc, delta_nll, k_split, C, G, Gr, S, covered, g0, group_rules, grp_row_idx,
-                  grp_row_ptr, has_pairs, log_p_old, m, m_covered, n_classes_covered, n_words, nb_base, nbu_base,
-                  nml_base, nml_base_unc, part, row_adds, rule_adds, sub_ones, union_int, union_tot_int):
-    """The growths of the base on feature ``f``: one pass of :func:`_grow_chunk_impl`'s loop over
-    the features (its arguments, and the values it computes before that loop, by name).
-
-    A function of its own so that the serial kernel and the ``prange`` one call one compiled
-    function: with the body inside the ``prange`` loop numba compiled it once for each variant,
-    and the ``prange`` one took about a third of a first large fit's compile (``docs/compile.md``)."""
-    nb = n_bins[f]
-    l = lo[f]
-    h = hi[f]
-    if h - l < 2:
-        return
-    wanted = False  # a slot of this feature whose data-code change is asked for
-    for slot in range(f * S + 2 * l, f * S + 2 * (h - 1)):
-        if need[slot]:
-            wanted = True
-    # cumulative histograms: cum[b] = counts of bins < b
-    cum_all = np.zeros((nb + 1, C), dtype=np.int64)
-    cum_unc = np.zeros((nb + 1, C), dtype=np.int64)
-    for i in range(m):
-        r = rows[i]
-        b = bins[f, r]
-        cls = y[r]
-        cum_all[b + 1, cls] += 1
-        cum_unc[b + 1, cls] += group_local[i] < 0  # no branch: covered and not are mixed
-    bmin = nb
-    bmax = -1
-    for b in range(nb):
-        tot = 0
-        for c in range(C):
-            tot += cum_all[b + 1, c]
-        if tot > 0:
-            if b < bmin:
-                bmin = b
-            if b > bmax:
-                bmax = b
-    for b in range(1, nb + 1):
-        for c in range(C):
-            cum_all[b, c] += cum_all[b - 1, c]
-            cum_unc[b, c] += cum_unc[b - 1, c]
-    if bmax < 0:
-        return
-    k_split[f] = bmax - bmin
-    cov_slot = np.zeros(2 * nb, dtype=np.int64)  # the coverage of slot (t, side) at 2 t + side
-    for t in range(l + 1, h):
-        for side in range(2):
-            a, e, slot = _slot_interval(f, S, l, h, t, side)
-            cov = 0
-            cov_unc = 0
-            for c in range(C):
-                v = cum_all[e, c] - cum_all[a, c]
-                counts[slot, c] = v
-                counts_unc[slot, c] = cum_unc[e, c] - cum_unc[a, c]
-                cov += v
-                cov_unc += counts_unc[slot, c]
-            cov_slot[2 * t + side] = cov
-            # a growth equal to its base, empty, or adding no instance outside M has no
-            # learning speed (Eq. 3.21 divides by the new coverage): not a candidate
-            if cov == 0 or cov == m or cov_unc == 0:
-                continue
-            valid[slot] = True
-            new_lo[slot] = a
-            new_hi[slot] = e
-    if need_tested and Gr > 0:
-        if split_cut_bits.shape[0] > 0:
-            l_split = log2_d + split_cut_bits[f] + split_extra
-        elif binary[f]:
-            l_split = log2_d + 0.0
-        else:
-            l_split = log2_d + math.log2(max(k_split[f], 1))
-        rest = np.empty(C, dtype=np.int64)
-        # the two sides of a cut point split the base into the same two parts, so each part's
-        # code lengths are counted once per cut point (``_local_tests_at_cut``); that needs
-        # the base's rows to be exactly those in [l, h), which the caller's class counts say
-        paired = True
-        for c in range(C):
-            if (base_counts[c] != cum_all[h, c] - cum_all[l, c]
-                    or base_counts_unc[c] != cum_unc[h, c] - cum_unc[l, c]):
-                paired = False
-        for t in range(l + 1, h):
-            s0 = f * S + 2 * (t - 1)
-            test0 = valid[s0] and not need[s0]
-            test1 = valid[s0 + 1] and not need[s0 + 1]
-            if not (test0 or test1):
-                continue
-            if paired:
-                pass0, pass1 = _local_tests_at_cut(
-                    counts[s0], counts_unc[s0], counts[s0 + 1], counts_unc[s0 + 1], test0, test1, nb_base,
-                    nbu_base, nml_base, nml_base_unc, l_split, log2_int, log2_regret)
-            else:
-                pass0 = test0 and _passes_a_local_test(
-                    counts[s0], counts_unc[s0], nb_base, nbu_base, nml_base, nml_base_unc, base_counts,
-                    base_counts_unc, l_split, log2_int, log2_regret, rest)
-                pass1 = test1 and _passes_a_local_test(
-                    counts[s0 + 1], counts_unc[s0 + 1], nb_base, nbu_base, nml_base, nml_base_unc, base_counts,
-                    base_counts_unc, l_split, log2_int, log2_regret, rest)
-            if pass0:
-                need[s0] = True
-                wanted = True
-            if pass1:
-                need[s0 + 1] = True
-                wanted = True
-    if not wanted or Gr == 0:
-        return
-    # the cut points t whose slot wants its data-code change, per side, in increasing order
-    n_want = np.zeros(2, dtype=np.int64)
-    want_t = np.empty((2, max(h - l - 1, 1)), dtype=np.int64)
-    # the groups' work reads their counts only at the base's ends l and h and at those cut
-    # points: the bins between two of them are one bucket, ``bucket[b]`` (the work on the
-    # groups x bins x classes is then on buckets, ``nbk`` of them, not bins), and a read at
-    # bin t is at ``at[t]``, the buckets before it (docs/performance.md, seventh stop)
-    read = np.zeros(nb + 1, dtype=np.bool_)
-    read[l] = True
-    for t in range(l + 1, h):
-        for side in range(2):
-            slot = _slot_interval(f, S, l, h, t, side)[2]
-            if valid[slot] and need[slot]:
-                want_t[side, n_want[side]] = t
-                n_want[side] += 1
-                read[t] = True
-    at = np.empty(nb + 1, dtype=np.int64)
-    bucket = np.zeros(nb, dtype=np.int64)
-    nbk = -1
-    for b in range(l, h):  # a read bin starts a bucket (l is one)
-        if read[b]:
-            nbk += 1
-            at[b] = nbk
-        bucket[b] = nbk
-    nbk += 1
-    at[h] = nbk
-    kmin = bucket[bmin]
-    kmax = bucket[bmax]
-    # the groups' histograms over the buckets (cumulated: cum_g[g, k] = rows in buckets < k),
-    # with the first and last bin holding a row of each group
-    cum_g = np.zeros((Gr, nbk + 1, C), dtype=np.int64)
-    g_first = np.full(Gr, nb, dtype=np.int64)
-    g_last = np.full(Gr, -1, dtype=np.int64)
-    for g in range(Gr):  # group by group: each group's histogram is contiguous
-        first = nb
-        last = -1
-        for s2 in range(grp_row_ptr[g], grp_row_ptr[g + 1]):
-            r = rows[grp_row_idx[s2]]
-            b = bins[f, r]
-            cum_g[g, bucket[b] + 1, y[r]] += 1
-            if b < first:
-                first = b
-            if b > last:
-                last = b
-        g_first[g] = first
-        g_last[g] = last
-        for k in range(1, nbk + 1):
-            for c in range(C):
-                cum_g[g, k, c] += cum_g[g, k - 1, c]
-    # cum_union[g, k]: counts of the base rows in buckets < k inside the union of group g's
-    # rules (subset sums and weighted pair sums per bucket, see above), built per bucket from
-    # the groups' histograms, per row from each row's lists, or with bit sets, whichever
-    # costs the least
-    cum_union = np.zeros((Gr, nbk + 1, C), dtype=np.int64)  # integer counts: every build is exact
-    n_used = kmax - kmin + 1
-    cost_rows = row_adds + ROWS_PREFIX_COST * G * nbk * C
-    cost_bins = (BINS_FIXED_COST + BINS_BUCKET_COST * n_used * G * C
-                 + BINS_SCATTER_COST * C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1))
-    cost_bits = (BITS_FIXED_COST + BITS_RULE_COST * rule_adds + BITS_WORD_COST * (n_rules + group_rules) * n_words
-                 + BITS_RANK_COST * G * nbk * n_classes_covered
-                 if n_rules > 0 else np.inf)
-    use = path
-    if use == PATH_AUTO:
-        use = PATH_ROWS if cost_rows < cost_bins else PATH_BINS
-        if cost_bits < min(cost_rows, cost_bins):
-            use = PATH_BITS
-    if part or (use == PATH_BITS and n_rules > 0):
-        _union_by_bits(cum_union, bins[f], bucket, y, rows, group_local, covered, grp_ptr, grp_rules, n_rules,
-                       g0)
-    elif use == PATH_ROWS or use == PATH_BITS:
-        _union_by_rows(cum_union, bins[f], bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
-                       sub_idx, sub_sign, n_sub, kmin, kmax)
-    else:
-        sc = np.zeros((n_sub, C), dtype=np.int64)
-        vbuf = np.empty(C, dtype=np.int64)
-        for k in range(nbk):
-            for g in range(G):
-                for c in range(C):
-                    cum_union[g, k + 1, c] = cum_union[g, k, c]
-            if k < kmin or k > kmax:
-                continue
-            if n_sub > 0:
-                for t2 in range(n_sub):
-                    for c in range(C):
-                        sc[t2, c] = 0
-                _scatter_bin_counts(cum_g, k, sub_ptr, sub_idx, sub_ones, sc, vbuf)
-                for g in range(G):
-                    for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
-                        t2 = sub_idx[s2]
-                        w = np.int64(sub_sign[s2])
-                        for c in range(C):
-                            cum_union[g, k + 1, c] += w * sc[t2, c]
-            if has_pairs:
-                _scatter_bin_counts(cum_g, k, nbr_ptr, nbr_idx, nbr_w, cum_union[:, k + 1, :], vbuf)
-    # the data-code change, group by group (each group's histograms stay in cache); every
-    # slot still adds its groups' terms in increasing group order, as one sum per slot, and
-    # a group's terms in increasing class order. A side-0 slot [l, t) holds a row of group g
-    # iff t > its first bin, a side-1 slot [t, h) iff t <= its last. Only the classes the
-    # group has rows of give terms: their list is taken once per group (avila's groups have
-    # rows of a few of its 12 classes). Each group visits only the slots that want the
-    # change (replayed kernel calls, 2026-11-26: 4-8% less time on avila, waveform and noisy
-    # 20k, the same arrays). A slot's count inside the union comes from the group's union
-    # counts summed over the classes once per bucket (``cum_union_all``), not per slot: 1-5%
-    # less (the same replays, eighth stop). The sums are of integers, so exact.
-    group_classes = np.empty(C, dtype=np.int64)
-    cum_union_all = np.empty(nbk + 1, dtype=np.int64)  # cum_union[j, k] summed over the classes
-    g_lp = np.empty(C)  # the group's log2 class frequencies and union counts, per class it has
-    g_ui = np.empty(C, dtype=np.int64)
-    for j in range(Gr):
-        g = g0 + j
-        if g_last[j] < 0:
-            continue  # no row of group g in this cover
-        n_gcl = 0
-        for c in range(C):
-            if cum_g[j, nbk, c] > 0:
-                group_classes[n_gcl] = c
-                n_gcl += 1
-        for k in range(nbk + 1):
-            tot = 0
-            for c in range(C):
-                tot += cum_union[j, k, c]
-            cum_union_all[k] = tot
-        ut = union_tot_int[g]
-        for q in range(n_gcl):
-            c = group_classes[q]
-            g_lp[q] = log_p_old[g, c]
-            g_ui[q] = union_int[g, c]
-        # per slot (its index as ``_slot_interval`` gives it): the candidate's count outside
-        # the union of group g's rules (``add_tot``, ``add_c``); the group's rows are then
-        # coded with the frequencies of union + candidate. Each side is a loop of its own:
-        # side 0 keeps [l, t), whose counts start at bucket at[l] = 0, where every cumulated
-        # count is 0; side 1 keeps [t, h), whose counts end at bucket at[h] = nbk, the
-        # group's totals (2-3% less kernel time than one loop over both sides on replayed
-        # calls of the noisy 20k, magic, waveform and avila fits, 2026-11-27; the same arrays)
-        t0 = max(l + 1, g_first[j] + 1)
-        for w in range(n_want[0]):
-            t = want_t[0, w]
-            if t < t0:
-                continue
-            slot = f * S + 2 * (t - 1)
-            ke = at[t]
-            add_tot = cov_slot[2 * t] - cum_union_all[ke]
-            log_tot = log2_int[ut + add_tot]
-            for q in range(n_gcl):
-                c = group_classes[q]
-                n_gc = cum_g[j, ke, c]
-                if n_gc > 0:
-                    add_c = counts[slot, c] - cum_union[j, ke, c]
-                    delta_nll[slot] += n_gc * (g_lp[q] - log2_int[g_ui[q] + add_c] + log_tot)
-        t1 = min(h, g_last[j] + 1)
-        for w in range(n_want[1]):
-            t = want_t[1, w]
-            if t >= t1:
-                break
-            slot = f * S + 2 * (t - 1) + 1
-            ka = at[t]
-            add_tot = cov_slot[2 * t + 1] - (cum_union_all[nbk] - cum_union_all[ka])
-            log_tot = log2_int[ut + add_tot]
-            for q in range(n_gcl):
-                c = group_classes[q]
-                n_gc = cum_g[j, nbk, c] - cum_g[j, ka, c]
-                if n_gc > 0:
-                    add_c = counts[slot, c] - (cum_union[j, nbk, c] - cum_union[j, ka, c])
-                    delta_nll[slot] += n_gc * (g_lp[q] - log2_int[g_ui[q] + add_c] + log_tot)
-
-
 def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
                      union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules,
                      f_start, f_stop, g_start, g_stop, path, need, need_tested, log2_regret, base_counts,
@@ -703,11 +427,9 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     has_pairs = nbr_idx.shape[0] > 0
     # additions the per-row union build makes (the same for every feature), the rules the rows
     # carry and the words the groups' rules OR together in the bit-set build
-    # np.int64(0), not the literal 0, for the values _grow_feature gets: numba would type its call
-    # with the literal first and compile it twice
-    row_adds = np.int64(0)
-    rule_adds = np.int64(0)
-    m_covered = np.int64(0)
+    row_adds = 0
+    rule_adds = 0
+    m_covered = 0
     class_covered = np.zeros(C, dtype=np.bool_)  # the classes of the rows M covers
     for i in range(m if G > 0 else 0):
         J = group_local[i]
@@ -720,8 +442,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                 row_adds += sub_ptr[J + 1] - sub_ptr[J]
             if n_rules > 0:
                 rule_adds += grp_ptr[J + 1] - grp_ptr[J]
-    group_rules = grp_ptr[G] if n_rules > 0 else np.int64(0)
-    n_classes_covered = np.int64(0)  # the bit-set build makes no rank query for the other classes
+    group_rules = grp_ptr[G] if n_rules > 0 else 0
+    n_classes_covered = 0  # the bit-set build makes no rank query for the other classes
     for c in range(C):
         n_classes_covered += class_covered[c]
     n_words = (m_covered + 63) // 64
@@ -745,13 +467,267 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     grp_row_ptr, grp_row_idx = _rows_by_group(group_local, g0, Gr)
     covered = np.flatnonzero(group_local >= 0)  # the bit-set build's rows, without a test per row
     for f in prange(f_start, f_stop):
-        _grow_feature(f, bins, y, rows, lo, hi, n_bins, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
-                      sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules, path, need, need_tested, log2_regret,
-                      base_counts, base_counts_unc, log2_d, binary, split_cut_bits, split_extra, valid, new_lo,
-                      new_hi, counts, counts_unc, delta_nll, k_split, C, G, Gr, S, covered, g0, group_rules,
-                      grp_row_idx, grp_row_ptr, has_pairs, log_p_old, m, m_covered, n_classes_covered, n_words,
-                      nb_base, nbu_base, nml_base, nml_base_unc, part, row_adds, rule_adds, sub_ones, union_int,
-                      union_tot_int)
+        nb = n_bins[f]
+        l = lo[f]
+        h = hi[f]
+        if h - l < 2:
+            continue
+        wanted = False  # a slot of this feature whose data-code change is asked for
+        for slot in range(f * S + 2 * l, f * S + 2 * (h - 1)):
+            if need[slot]:
+                wanted = True
+        # cumulative histograms: cum[b] = counts of bins < b
+        cum_all = np.zeros((nb + 1, C), dtype=np.int64)
+        cum_unc = np.zeros((nb + 1, C), dtype=np.int64)
+        for i in range(m):
+            r = rows[i]
+            b = bins[f, r]
+            cls = y[r]
+            cum_all[b + 1, cls] += 1
+            cum_unc[b + 1, cls] += group_local[i] < 0  # no branch: covered and not are mixed
+        bmin = nb
+        bmax = -1
+        for b in range(nb):
+            tot = 0
+            for c in range(C):
+                tot += cum_all[b + 1, c]
+            if tot > 0:
+                if b < bmin:
+                    bmin = b
+                if b > bmax:
+                    bmax = b
+        for b in range(1, nb + 1):
+            for c in range(C):
+                cum_all[b, c] += cum_all[b - 1, c]
+                cum_unc[b, c] += cum_unc[b - 1, c]
+        if bmax < 0:
+            continue
+        k_split[f] = bmax - bmin
+        cov_slot = np.zeros(2 * nb, dtype=np.int64)  # the coverage of slot (t, side) at 2 t + side
+        for t in range(l + 1, h):
+            for side in range(2):
+                a, e, slot = _slot_interval(f, S, l, h, t, side)
+                cov = 0
+                cov_unc = 0
+                for c in range(C):
+                    v = cum_all[e, c] - cum_all[a, c]
+                    counts[slot, c] = v
+                    counts_unc[slot, c] = cum_unc[e, c] - cum_unc[a, c]
+                    cov += v
+                    cov_unc += counts_unc[slot, c]
+                cov_slot[2 * t + side] = cov
+                # a growth equal to its base, empty, or adding no instance outside M has no
+                # learning speed (Eq. 3.21 divides by the new coverage): not a candidate
+                if cov == 0 or cov == m or cov_unc == 0:
+                    continue
+                valid[slot] = True
+                new_lo[slot] = a
+                new_hi[slot] = e
+        if need_tested and Gr > 0:
+            if split_cut_bits.shape[0] > 0:
+                l_split = log2_d + split_cut_bits[f] + split_extra
+            elif binary[f]:
+                l_split = log2_d + 0.0
+            else:
+                l_split = log2_d + math.log2(max(k_split[f], 1))
+            rest = np.empty(C, dtype=np.int64)
+            # the two sides of a cut point split the base into the same two parts, so each part's
+            # code lengths are counted once per cut point (``_local_tests_at_cut``); that needs
+            # the base's rows to be exactly those in [l, h), which the caller's class counts say
+            paired = True
+            for c in range(C):
+                if (base_counts[c] != cum_all[h, c] - cum_all[l, c]
+                        or base_counts_unc[c] != cum_unc[h, c] - cum_unc[l, c]):
+                    paired = False
+            for t in range(l + 1, h):
+                s0 = f * S + 2 * (t - 1)
+                test0 = valid[s0] and not need[s0]
+                test1 = valid[s0 + 1] and not need[s0 + 1]
+                if not (test0 or test1):
+                    continue
+                if paired:
+                    pass0, pass1 = _local_tests_at_cut(
+                        counts[s0], counts_unc[s0], counts[s0 + 1], counts_unc[s0 + 1], test0, test1, nb_base,
+                        nbu_base, nml_base, nml_base_unc, l_split, log2_int, log2_regret)
+                else:
+                    pass0 = test0 and _passes_a_local_test(
+                        counts[s0], counts_unc[s0], nb_base, nbu_base, nml_base, nml_base_unc, base_counts,
+                        base_counts_unc, l_split, log2_int, log2_regret, rest)
+                    pass1 = test1 and _passes_a_local_test(
+                        counts[s0 + 1], counts_unc[s0 + 1], nb_base, nbu_base, nml_base, nml_base_unc, base_counts,
+                        base_counts_unc, l_split, log2_int, log2_regret, rest)
+                if pass0:
+                    need[s0] = True
+                    wanted = True
+                if pass1:
+                    need[s0 + 1] = True
+                    wanted = True
+        if not wanted or Gr == 0:
+            continue
+        # the cut points t whose slot wants its data-code change, per side, in increasing order
+        n_want = np.zeros(2, dtype=np.int64)
+        want_t = np.empty((2, max(h - l - 1, 1)), dtype=np.int64)
+        # the groups' work reads their counts only at the base's ends l and h and at those cut
+        # points: the bins between two of them are one bucket, ``bucket[b]`` (the work on the
+        # groups x bins x classes is then on buckets, ``nbk`` of them, not bins), and a read at
+        # bin t is at ``at[t]``, the buckets before it (docs/performance.md, seventh stop)
+        read = np.zeros(nb + 1, dtype=np.bool_)
+        read[l] = True
+        for t in range(l + 1, h):
+            for side in range(2):
+                slot = _slot_interval(f, S, l, h, t, side)[2]
+                if valid[slot] and need[slot]:
+                    want_t[side, n_want[side]] = t
+                    n_want[side] += 1
+                    read[t] = True
+        at = np.empty(nb + 1, dtype=np.int64)
+        bucket = np.zeros(nb, dtype=np.int64)
+        nbk = -1
+        for b in range(l, h):  # a read bin starts a bucket (l is one)
+            if read[b]:
+                nbk += 1
+                at[b] = nbk
+            bucket[b] = nbk
+        nbk += 1
+        at[h] = nbk
+        kmin = bucket[bmin]
+        kmax = bucket[bmax]
+        # the groups' histograms over the buckets (cumulated: cum_g[g, k] = rows in buckets < k),
+        # with the first and last bin holding a row of each group
+        cum_g = np.zeros((Gr, nbk + 1, C), dtype=np.int64)
+        g_first = np.full(Gr, nb, dtype=np.int64)
+        g_last = np.full(Gr, -1, dtype=np.int64)
+        for g in range(Gr):  # group by group: each group's histogram is contiguous
+            first = nb
+            last = -1
+            for s2 in range(grp_row_ptr[g], grp_row_ptr[g + 1]):
+                r = rows[grp_row_idx[s2]]
+                b = bins[f, r]
+                cum_g[g, bucket[b] + 1, y[r]] += 1
+                if b < first:
+                    first = b
+                if b > last:
+                    last = b
+            g_first[g] = first
+            g_last[g] = last
+            for k in range(1, nbk + 1):
+                for c in range(C):
+                    cum_g[g, k, c] += cum_g[g, k - 1, c]
+        # cum_union[g, k]: counts of the base rows in buckets < k inside the union of group g's
+        # rules (subset sums and weighted pair sums per bucket, see above), built per bucket from
+        # the groups' histograms, per row from each row's lists, or with bit sets, whichever
+        # costs the least
+        cum_union = np.zeros((Gr, nbk + 1, C), dtype=np.int64)  # integer counts: every build is exact
+        n_used = kmax - kmin + 1
+        cost_rows = row_adds + ROWS_PREFIX_COST * G * nbk * C
+        cost_bins = (BINS_FIXED_COST + BINS_BUCKET_COST * n_used * G * C
+                     + BINS_SCATTER_COST * C * min(m_covered, G * n_used) * row_adds / max(m_covered, 1))
+        cost_bits = (BITS_FIXED_COST + BITS_RULE_COST * rule_adds + BITS_WORD_COST * (n_rules + group_rules) * n_words
+                     + BITS_RANK_COST * G * nbk * n_classes_covered
+                     if n_rules > 0 else np.inf)
+        use = path
+        if use == PATH_AUTO:
+            use = PATH_ROWS if cost_rows < cost_bins else PATH_BINS
+            if cost_bits < min(cost_rows, cost_bins):
+                use = PATH_BITS
+        if part or (use == PATH_BITS and n_rules > 0):
+            _union_by_bits(cum_union, bins[f], bucket, y, rows, group_local, covered, grp_ptr, grp_rules, n_rules,
+                           g0)
+        elif use == PATH_ROWS or use == PATH_BITS:
+            _union_by_rows(cum_union, bins[f], bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
+                           sub_idx, sub_sign, n_sub, kmin, kmax)
+        else:
+            sc = np.zeros((n_sub, C), dtype=np.int64)
+            vbuf = np.empty(C, dtype=np.int64)
+            for k in range(nbk):
+                for g in range(G):
+                    for c in range(C):
+                        cum_union[g, k + 1, c] = cum_union[g, k, c]
+                if k < kmin or k > kmax:
+                    continue
+                if n_sub > 0:
+                    for t2 in range(n_sub):
+                        for c in range(C):
+                            sc[t2, c] = 0
+                    _scatter_bin_counts(cum_g, k, sub_ptr, sub_idx, sub_ones, sc, vbuf)
+                    for g in range(G):
+                        for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
+                            t2 = sub_idx[s2]
+                            w = np.int64(sub_sign[s2])
+                            for c in range(C):
+                                cum_union[g, k + 1, c] += w * sc[t2, c]
+                if has_pairs:
+                    _scatter_bin_counts(cum_g, k, nbr_ptr, nbr_idx, nbr_w, cum_union[:, k + 1, :], vbuf)
+        # the data-code change, group by group (each group's histograms stay in cache); every
+        # slot still adds its groups' terms in increasing group order, as one sum per slot, and
+        # a group's terms in increasing class order. A side-0 slot [l, t) holds a row of group g
+        # iff t > its first bin, a side-1 slot [t, h) iff t <= its last. Only the classes the
+        # group has rows of give terms: their list is taken once per group (avila's groups have
+        # rows of a few of its 12 classes). Each group visits only the slots that want the
+        # change (replayed kernel calls, 2026-11-26: 4-8% less time on avila, waveform and noisy
+        # 20k, the same arrays). A slot's count inside the union comes from the group's union
+        # counts summed over the classes once per bucket (``cum_union_all``), not per slot: 1-5%
+        # less (the same replays, eighth stop). The sums are of integers, so exact.
+        group_classes = np.empty(C, dtype=np.int64)
+        cum_union_all = np.empty(nbk + 1, dtype=np.int64)  # cum_union[j, k] summed over the classes
+        g_lp = np.empty(C)  # the group's log2 class frequencies and union counts, per class it has
+        g_ui = np.empty(C, dtype=np.int64)
+        for j in range(Gr):
+            g = g0 + j
+            if g_last[j] < 0:
+                continue  # no row of group g in this cover
+            n_gcl = 0
+            for c in range(C):
+                if cum_g[j, nbk, c] > 0:
+                    group_classes[n_gcl] = c
+                    n_gcl += 1
+            for k in range(nbk + 1):
+                tot = 0
+                for c in range(C):
+                    tot += cum_union[j, k, c]
+                cum_union_all[k] = tot
+            ut = union_tot_int[g]
+            for q in range(n_gcl):
+                c = group_classes[q]
+                g_lp[q] = log_p_old[g, c]
+                g_ui[q] = union_int[g, c]
+            # per slot (its index as ``_slot_interval`` gives it): the candidate's count outside
+            # the union of group g's rules (``add_tot``, ``add_c``); the group's rows are then
+            # coded with the frequencies of union + candidate. Each side is a loop of its own:
+            # side 0 keeps [l, t), whose counts start at bucket at[l] = 0, where every cumulated
+            # count is 0; side 1 keeps [t, h), whose counts end at bucket at[h] = nbk, the
+            # group's totals (2-3% less kernel time than one loop over both sides on replayed
+            # calls of the noisy 20k, magic, waveform and avila fits, 2026-11-27; the same arrays)
+            t0 = max(l + 1, g_first[j] + 1)
+            for w in range(n_want[0]):
+                t = want_t[0, w]
+                if t < t0:
+                    continue
+                slot = f * S + 2 * (t - 1)
+                ke = at[t]
+                add_tot = cov_slot[2 * t] - cum_union_all[ke]
+                log_tot = log2_int[ut + add_tot]
+                for q in range(n_gcl):
+                    c = group_classes[q]
+                    n_gc = cum_g[j, ke, c]
+                    if n_gc > 0:
+                        add_c = counts[slot, c] - cum_union[j, ke, c]
+                        delta_nll[slot] += n_gc * (g_lp[q] - log2_int[g_ui[q] + add_c] + log_tot)
+            t1 = min(h, g_last[j] + 1)
+            for w in range(n_want[1]):
+                t = want_t[1, w]
+                if t >= t1:
+                    break
+                slot = f * S + 2 * (t - 1) + 1
+                ka = at[t]
+                add_tot = cov_slot[2 * t + 1] - (cum_union_all[nbk] - cum_union_all[ka])
+                log_tot = log2_int[ut + add_tot]
+                for q in range(n_gcl):
+                    c = group_classes[q]
+                    n_gc = cum_g[j, nbk, c] - cum_g[j, ka, c]
+                    if n_gc > 0:
+                        add_c = counts[slot, c] - (cum_union[j, nbk, c] - cum_union[j, ka, c])
+                        delta_nll[slot] += n_gc * (g_lp[q] - log2_int[g_ui[q] + add_c] + log_tot)
 
 
 def _variant(func, name):
