@@ -12,7 +12,7 @@ any of them recompiles them all, once (about a minute, as on a fresh install).
 Where the cache lives: in ``NUMBA_CACHE_DIR`` when it is set (the Makefile sets it to
 ``build/numba_cache`` of the repository); otherwise, for a source checkout (``pyproject.toml``
 beside the package, as in an editable install), in the same ``build/numba_cache``, so that
-``make install``'s warm-up (``python -m turs._warmup``) fills the cache that the README's
+``make install``'s warm-up (``turs.warmup()``) fills the cache that the README's
 example run outside ``make`` reads; otherwise (an installed wheel) where numba puts it
 (``__pycache__`` beside the sources, or the user's cache folder when that is not writable).
 
