@@ -5,7 +5,7 @@ kernel work fits one serial call.
 The search scores a base with half a dozen small jitted helpers, the growth kernel and
 ``_finish_growths``, with Python between them: on avila that Python was about as long as the
 kernel on the small covers that make up most of its bases, and it holds the GIL, so the two
-scoring threads wait for each other there (``docs/performance.md``, ninth stop). Here the same
+scoring threads wait for each other there (``docs/performance.md``). Here the same
 functions run in the same order on the same arrays, in one call that holds no GIL, so every
 number is the one of the separate calls, to the bit (``tests/test_search.py`` compares both).
 """

@@ -40,8 +40,8 @@ replayed kernel calls of the noisy 5k and 10k fits, see ``docs/performance.md``)
 # constants were fitted (non-negative least squares, ``tools/replay_kernel.py fit-costs``) to
 # the differences between the builds' times on every feature of the recorded kernel calls that
 # leave the choice to the model, each feature timed alone with each build forced, on fold-0
-# fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``,
-# eleventh stop); the per-bucket build's term per bucket, which the fit cannot tell from the
+# fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``);
+# the per-bucket build's term per bucket, which the fit cannot tell from the
 # others, is fixed at 0.5. Before, constants tuned one at a time (``RANK_QUERY_COST``,
 # ``BIN_BUILD_COST``, and ``BIT_OP_COST`` there too): the same replays took 4-6% less time on
 # avila with the fitted ones, and within 1% of their time on the others.
@@ -570,7 +570,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # the groups' work reads their counts only at the base's ends l and h and at those cut
         # points: the bins between two of them are one bucket, ``bucket[b]`` (the work on the
         # groups x bins x classes is then on buckets, ``nbk`` of them, not bins), and a read at
-        # bin t is at ``at[t]``, the buckets before it (docs/performance.md, seventh stop)
+        # bin t is at ``at[t]``, the buckets before it (docs/performance.md)
         read = np.zeros(nb + 1, dtype=np.bool_)
         read[l] = True
         for t in range(l + 1, h):
@@ -667,7 +667,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # change (replayed kernel calls, 2026-11-26: 4-8% less time on avila, waveform and noisy
         # 20k, the same arrays). A slot's count inside the union comes from the group's union
         # counts summed over the classes once per bucket (``cum_union_all``), not per slot: 1-5%
-        # less (the same replays, eighth stop). The sums are of integers, so exact.
+        # less (the same replays). The sums are of integers, so exact.
         group_classes = np.empty(C, dtype=np.int64)
         cum_union_all = np.empty(nbk + 1, dtype=np.int64)  # cum_union[j, k] summed over the classes
         g_lp = np.empty(C)  # the group's log2 class frequencies and union counts, per class it has

@@ -25,7 +25,7 @@ def _rows_in_interval(bins_col, rows, a, e):
     written and the count moves on when ``b - a``, as an unsigned integer, is below ``e - a``
     (a row below ``a`` wraps around to a large number). The search's winners' covers and
     prefix covers scan some 10^8 rows an avila fit; 30% less time than the branch
-    (``docs/performance.md``, item 43)."""
+    (``docs/performance.md``)."""
     out = np.empty(rows.shape[0], dtype=np.int64)
     width = np.uint64(e - a) if e > a else np.uint64(0)
     k = 0
