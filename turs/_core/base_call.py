@@ -5,7 +5,7 @@ kernel work fits one serial call.
 The search scores a base with half a dozen small jitted helpers, the growth kernel and
 ``_finish_growths``, with Python between them: on avila that Python was about as long as the
 kernel on the small covers that make up most of its bases, and it holds the GIL, so the two
-scoring threads wait for each other there (``docs/performance.md``, ninth stop). Here the same
+scoring threads wait for each other there (``docs/performance.md``). Here the same
 functions run in the same order on the same arrays, in one call that holds no GIL, so every
 number is the one of the separate calls, to the bit (``tests/test_search.py`` compares both).
 """
@@ -88,9 +88,11 @@ def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_
     delta = np.zeros(n_slots)
     k_split = np.zeros(d, dtype=np.int64)
     need = np.zeros(n_slots, dtype=np.bool_) if tested else np.ones(n_slots, dtype=np.bool_)
+    # np.int64(0), not the literal 0: the separate kernel calls pass int64 there, and numba
+    # compiles a kernel once per argument type (a literal is a type of its own)
     _grow_chunk_serial(bins, y, rows, lo, hi, n_bins, C, group_local, l_nbr_ptr, l_nbr_idx, l_nbr_w, union,
-                       l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub, log2_int, l_grp_ptr, l_grp_rules, n_rules, 0, d,
-                       0, P, path, need, tested, log2_regret, base_counts, base_counts_unc, log2_d, binary,
+                       l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub, log2_int, l_grp_ptr, l_grp_rules, n_rules,
+                       np.int64(0), d, np.int64(0), P, path, need, tested, log2_regret, base_counts, base_counts_unc, log2_d, binary,
                        split_cut_bits, split_extra, valid, new_lo, new_hi, counts, counts_unc, delta, k_split)
     if tested:
         for s in range(n_slots):

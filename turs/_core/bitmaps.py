@@ -72,12 +72,13 @@ def _bin_extremes_of_bitmap(rows, at_least):
     ``a`` with a row at ``>= a``, and the smallest ``a`` with a row below ``a + 1``, each by
     bisection (both properties are monotone in ``a``)."""
     n_bins = at_least.shape[0] - 1
-    if not _meets(rows, at_least, 0, False):
+    # np.int64 / np.bool_ rather than literals, which numba would compile _meets for once more each
+    if not _meets(rows, at_least, np.int64(0), np.bool_(False)):
         return 0, -1
     lo, hi = 0, n_bins - 1  # the largest bin: the last a with a row at >= a
     while lo < hi:
         mid = (lo + hi + 1) >> 1
-        if _meets(rows, at_least, mid, False):
+        if _meets(rows, at_least, mid, np.bool_(False)):
             lo = mid
         else:
             hi = mid - 1
@@ -85,7 +86,7 @@ def _bin_extremes_of_bitmap(rows, at_least):
     lo, hi = 0, largest  # the smallest bin: the first a with a row below a + 1
     while lo < hi:
         mid = (lo + hi) >> 1
-        if _meets(rows, at_least, mid + 1, True):
+        if _meets(rows, at_least, mid + 1, np.bool_(True)):
             hi = mid
         else:
             lo = mid + 1

@@ -160,8 +160,8 @@ def _union_counts_by_bits(row_group, row_class, g_ptr, g_rules, n_rules, n_class
         depth = max(depth, g_ptr[g + 1] - g_ptr[g])
     acc = np.zeros((depth, n_words), dtype=np.uint64)
     union = np.zeros((G, C))
-    prev0 = 0
-    prev_len = 0
+    prev0 = np.int64(0)  # not literals: _or_rule_sets would compile once more for them
+    prev_len = np.int64(0)
     for g in range(G):
         a0 = g_ptr[g]
         n_g = g_ptr[g + 1] - a0

@@ -40,8 +40,8 @@ replayed kernel calls of the noisy 5k and 10k fits, see ``docs/performance.md``)
 # constants were fitted (non-negative least squares, ``tools/replay_kernel.py fit-costs``) to
 # the differences between the builds' times on every feature of the recorded kernel calls that
 # leave the choice to the model, each feature timed alone with each build forced, on fold-0
-# fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``,
-# eleventh stop); the per-bucket build's term per bucket, which the fit cannot tell from the
+# fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``);
+# the per-bucket build's term per bucket, which the fit cannot tell from the
 # others, is fixed at 0.5. Before, constants tuned one at a time (``RANK_QUERY_COST``,
 # ``BIN_BUILD_COST``, and ``BIT_OP_COST`` there too): the same replays took 4-6% less time on
 # avila with the fitted ones, and within 1% of their time on the others.
@@ -280,8 +280,8 @@ def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, covered, grp
         depth = max(depth, grp_ptr[g + 1] - grp_ptr[g])
     acc = np.zeros((depth, n_words + 1), dtype=np.uint64)  # one spare word: a rank query at mc
     before = np.zeros(n_words + 1, dtype=np.int64)  # set bits in the words before w
-    prev0 = 0
-    prev_len = 0  # the rule list of the last group built (acc's levels 0..prev_len-1 hold it)
+    prev0 = np.int64(0)  # not literals: _or_rule_sets would compile once more for them
+    prev_len = np.int64(0)  # the rule list of the last group built (acc's levels 0..prev_len-1 hold it)
     for g in range(G):
         gg = g + g_start
         a0 = grp_ptr[gg]
@@ -448,8 +448,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         n_classes_covered += class_covered[c]
     n_words = (m_covered + 63) // 64
     # the base's code lengths without a split, for the local tests (the same for every growth)
-    nb_base = 0
-    nbu_base = 0
+    nb_base = np.int64(0)  # not the literal 0: callees would compile a second time for it
+    nbu_base = np.int64(0)
     nml_base = 0.0
     nml_base_unc = 0.0
     if need_tested:
@@ -570,7 +570,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # the groups' work reads their counts only at the base's ends l and h and at those cut
         # points: the bins between two of them are one bucket, ``bucket[b]`` (the work on the
         # groups x bins x classes is then on buckets, ``nbk`` of them, not bins), and a read at
-        # bin t is at ``at[t]``, the buckets before it (docs/performance.md, seventh stop)
+        # bin t is at ``at[t]``, the buckets before it (docs/performance.md)
         read = np.zeros(nb + 1, dtype=np.bool_)
         read[l] = True
         for t in range(l + 1, h):
@@ -667,7 +667,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         # change (replayed kernel calls, 2026-11-26: 4-8% less time on avila, waveform and noisy
         # 20k, the same arrays). A slot's count inside the union comes from the group's union
         # counts summed over the classes once per bucket (``cum_union_all``), not per slot: 1-5%
-        # less (the same replays, eighth stop). The sums are of integers, so exact.
+        # less (the same replays). The sums are of integers, so exact.
         group_classes = np.empty(C, dtype=np.int64)
         cum_union_all = np.empty(nbk + 1, dtype=np.int64)  # cum_union[j, k] summed over the classes
         g_lp = np.empty(C)  # the group's log2 class frequencies and union counts, per class it has
@@ -827,7 +827,22 @@ def _read_only(value):
     return value
 
 
-_NO_LOCAL_TESTS = tuple(_read_only(v) for v in (
+def _writable(value):
+    """An array as a writable array (a copy of a read-only one; other values as they are)."""
+    if isinstance(value, np.ndarray) and not value.flags.writeable:
+        value = value.copy()
+    return value
+
+
+def _as_score_base_passes(local_tests):
+    """``local_tests`` with the array flags ``_score_base`` passes them to the kernel: the regret
+    table read-only (as the search keeps it), the base's counts and the split's tables writable.
+    numba compiles a kernel once per set of array flags: with these, the separate kernel calls
+    and ``_score_base`` share one compiled serial kernel."""
+    return (_read_only(local_tests[0]), *(_writable(v) for v in local_tests[1:]))
+
+
+_NO_LOCAL_TESTS = _as_score_base_passes((
     np.zeros(1), np.zeros(1, dtype=np.int64), np.zeros(1, dtype=np.int64), 0.0, np.zeros(0, dtype=np.bool_),
     np.zeros(0), 0.0))
 
@@ -866,9 +881,8 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     if need is None:
         need = np.ones(out[0].shape[0], dtype=np.bool_)
     need_tested = local_tests is not None
-    # read-only views: the search's regret table is read-only, and numba compiles a kernel
-    # per array flag (a long compile would hold up Ctrl-C)
-    local_tests = _NO_LOCAL_TESTS if local_tests is None else tuple(_read_only(v) for v in local_tests)
+    # the flags _score_base passes (a second compile of the kernel would hold up Ctrl-C)
+    local_tests = _NO_LOCAL_TESTS if local_tests is None else _as_score_base_passes(local_tests)
     if grp_ptr is None or n_rules == 0:
         grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     n_rules = int(n_rules)

@@ -25,7 +25,7 @@ def _rows_in_interval(bins_col, rows, a, e):
     written and the count moves on when ``b - a``, as an unsigned integer, is below ``e - a``
     (a row below ``a`` wraps around to a large number). The search's winners' covers and
     prefix covers scan some 10^8 rows an avila fit; 30% less time than the branch
-    (``docs/performance.md``, item 43)."""
+    (``docs/performance.md``)."""
     out = np.empty(rows.shape[0], dtype=np.int64)
     width = np.uint64(e - a) if e > a else np.uint64(0)
     k = 0
@@ -334,7 +334,7 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
             out[i] = header_old + before + later[p]
         elif not grew_lower and not had_hi:
             out[i] = (header_old + base_vo_sum - base_vo[p]
-                      + _lenient_value_op_bits(False, True, base_k_values[p], turs2))
+                      + _lenient_value_op_bits(np.bool_(False), np.bool_(True), base_k_values[p], turs2))
         else:
             out[i] = header_old + base_vo_sum
     return out

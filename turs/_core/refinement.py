@@ -148,7 +148,7 @@ def _refinement_from_tables(tmin, tmax, lits, base_vo, k_values, binary, n_bins,
         a = cand_lo[i]
         e = cand_hi[i]
         two = a > 0 and e < n_bins[f]
-        vo = _value_op_bits(False, two, k_values[p], turs2)
+        vo = _value_op_bits(np.bool_(False), two, k_values[p], turs2)  # np.bool_: no literal specialization
         if vo < 0:
             continue
         value_op[i] = vo
@@ -169,7 +169,7 @@ def _refinement_from_tables(tmin, tmax, lits, base_vo, k_values, binary, n_bins,
                     hi_q = tmax[row, b]
             kq = hi_q - lo_q if hi_q >= 0 else 0
             two_q = lits[q, 1] > 0 and lits[q, 2] < n_bins[fq]
-            vq = _value_op_bits(False, two_q, kq, turs2)
+            vq = _value_op_bits(np.bool_(False), two_q, kq, turs2)
             if vq < 0:
                 good = False
                 break

@@ -181,7 +181,7 @@ class Turs2Policy(BeamPolicy):
     def next_bases(self, beam, aux_beam):
         """The beams' candidates, the auxiliary beam's first, without repeated covers (a cover
         is compared only with the earlier ones of its size: hashing every cover's bytes cost
-        more, ``docs/performance.md``, item 44)."""
+        more, ``docs/performance.md``)."""
         by_size, bases = {}, []
         for c in aux_beam + beam:
             same_size = by_size.setdefault(c.rows.shape[0], [])

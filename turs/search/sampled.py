@@ -1,4 +1,4 @@
-"""A rule search on a sample of the rows, confirmed on all of them: issue 19's switchable
+"""A rule search on a sample of the rows, confirmed on all of them: a switchable
 approximation for training sets far larger than the study's (``docs/performance.md``,
 "Sampled search").
 
@@ -78,7 +78,7 @@ SAMPLE_WHEN_MIN_ROWS = 2 * SEARCH_SAMPLE_ROWS
 SAMPLE_WHEN_ROWS_X_GROUPS = 4_000_000
 """Training rows x overlap groups of ``M`` from which a fit on ``SAMPLE_WHEN_MIN_ROWS`` to
 ``SAMPLED_MIN_ROWS`` rows searches on a sample (:func:`sample_when_costly`). The study's
-largest value is aloi's 1.4e6 (fold 0, 36 groups of 15 rules); issue 19's noisy 20k set
+largest value is aloi's 1.4e6 (fold 0, 36 groups of 15 rules); the scaling study's noisy 20k set
 reaches the bound before rule search 12 (231 groups), campaign before 13 (131 groups),
 the noisy 40k set before 8; measured 2026-11-26 (``docs/performance.md``)."""
 

@@ -195,7 +195,7 @@ class RuleSetState:
         """``M + rule`` as ``RuleSetState(data, rules + [rule], pair_lists)`` builds it, to the
         bit, with its overlap groups from this state's (:func:`turs.mdl.overlap_groups_with`)
         instead of grouping every row's rules again: the sorting of all rows' rule patterns was
-        most of a build (``docs/performance.md``, item 42). This state's groups must be
+        most of a build (``docs/performance.md``). This state's groups must be
         numbered as a build numbers them, which every state but :meth:`with_rule`'s is (that
         one numbers the new groups after the old; the search extends only built states)."""
         groups = overlap_groups_with(self.group_of, self.group_masks, rule.rows)
