@@ -1,4 +1,4 @@
-"""The sampled search for large training sets (``turs.search.sampled``, issue 19): a candidate
+"""The sampled search for large training sets (``turs.search.sampled``): a candidate
 found on the sample is re-counted exactly on all rows, the switch (``exact``, the row
 threshold) decides when it runs, and its quality against the exact search on data large
 enough to trigger it (thresholds lowered, so that the test stays small)."""
@@ -32,15 +32,15 @@ def _search_data(X, y, encoding="turs2"):
     return enc, Xe, SearchData(enc.bins(Xe), y.astype(np.int64), enc.n_bins_, enc.binary_, 2, encoding)
 
 
-def test_stratified_sample_keeps_class_shares_and_is_repeatable():
+def test_stratified_order_keeps_class_shares_in_every_prefix_and_is_repeatable():
     y = np.r_[np.zeros(9000, int), np.ones(1000, int), np.full(3, 2)]
-    rows = sampled.stratified_sample(y, 1000, seed=4)
-    assert np.all(np.diff(rows) > 0)
+    order = sampled.stratified_order(y, seed=4)
+    assert np.array_equal(np.sort(order), np.arange(len(y)))  # every row once
+    rows = order[:1000]
     assert np.abs(np.bincount(y[rows]) - [900, 100, 1]).max() <= 1  # class 2's share is 0.3: one row kept
-    assert np.array_equal(rows, np.sort(sampled.stratified_order(y, seed=4)[:1000]))
-    assert np.array_equal(rows, sampled.stratified_sample(y, 1000, seed=4))
-    assert not np.array_equal(rows, sampled.stratified_sample(y, 1000, seed=5))
-    assert np.array_equal(sampled.stratified_sample(y, 10 ** 6), np.arange(len(y)))
+    assert sorted(y[order[:3]]) == [0, 1, 2]  # the first row of every class first
+    assert np.array_equal(order, sampled.stratified_order(y, seed=4))
+    assert not np.array_equal(order, sampled.stratified_order(y, seed=5))
 
 
 @pytest.mark.parametrize("encoding, cache_bytes", [("turs2", None), ("thesis", None), ("turs2", 4000)])
@@ -199,7 +199,7 @@ def test_the_study_datasets_with_over_20000_training_rows_never_sample(turs_data
                     reason="about two minutes: CI runs it (.ci/run sets TURS_RUN_QUALITY=1), make test does not")
 @pytest.mark.parametrize("random_state", [0, 1])
 def test_sampled_search_quality_against_the_exact_search(monkeypatch, random_state):
-    """Issue 19's quality bounds (test AUC within 0.005, training MDL within 1% of the exact
+    """The sampled search's quality bounds (test AUC within 0.005, training MDL within 1% of the exact
     search) on the issue's noisy generator, 20,000 training rows (fold 0), default settings:
     the default fit, which switches to the sample once rows x groups reach the bound
     (``sample_when_costly``), and a fit that samples from its first search (the row threshold

@@ -1,4 +1,4 @@
-"""The exact speed-ups of the search (issue 19, docs/performance.md) change no number: every
+"""The exact speed-ups of the search (docs/performance.md) change no number: every
 build of the union counts, the sparse pair lists and the feature chunks of the growth kernel
 give what the plain code gives."""
 import numpy as np

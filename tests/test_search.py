@@ -267,8 +267,9 @@ def test_turs2_local_test_code_and_buckets():
     instances of S minus M on each side of its cut."""
     from turs._core.codes import universal_integer_code as L
     import naive
-    from turs.search import (TURS2_MIN_SPLIT, RuleSetState, SearchData, SearchSettings, _local_test_split_code,
-                             empty_rule, learn_single_rule, score_growths)
+    from turs.search import (TURS2_MIN_SPLIT, RuleSetState, SearchData, SearchSettings, empty_rule,
+                             learn_single_rule, score_growths)
+    from turs.search.state import _local_test_split_code
 
     n_bins = np.array([21, 2, 6])  # 20 cuts, a binary column, 5 cuts
     _Data = SearchData(np.zeros((3, 4), dtype=np.uint8), np.array([0, 1, 0, 1]), n_bins,
@@ -310,7 +311,7 @@ def test_turs2_reduction_keeps_generation_order_and_repeated_rules():
     coverage has the same cover *as a mask over its base*: the reference compares those
     masks, so an equal cover from a base of another size stays, while an equal mask over
     another base's rows is dropped even though the cover differs."""
-    from turs.search import _reduce_turs2
+    from turs.search.policies import _reduce_turs2
 
     class _Cand:
         def __init__(self, rows):
@@ -365,7 +366,7 @@ def test_turs2_next_bases_drop_repeated_covers_in_beam_order():
 def test_beam_reduction_keeps_the_best_of_each_coverage_cluster():
     """Proposals sorted by coverage, split into W equal clusters, best score of each kept;
     a rule proposed twice counts once, with its best score; no patience: the top W."""
-    from turs.search import _reduce
+    from turs.search.policies import _reduce
 
     rng = np.random.default_rng(0)
     scores = rng.permutation(20).astype(float)

@@ -25,11 +25,11 @@ base rule come from one pass per feature.
 """
 from .beam import SEARCHES, learn_rule_set, learn_single_rule, search_rule
 from .growths import TURS2_MIN_SPLIT, Candidate, Growths, empty_rule, score_growths
-from .policies import POLICIES, BeamPolicy, ThesisPolicy, Turs2Policy, _reduce, _reduce_turs2
+from .policies import POLICIES, BeamPolicy, ThesisPolicy, Turs2Policy
 from .record import FIT_STOPS, SEARCH_STOPS, TRACE_MODES, SearchRecorder, describe_numbers
 from .settings import SearchConstraints, SearchSettings
-from .state import (RuleSetState, SearchData, _local_test_split_code, group_subsets, local_neighbours, local_subsets,
-                    union_count_mode, union_subsets)
+from .state import (RuleSetState, SearchData, group_subsets, local_neighbours, local_subsets, union_count_mode,
+                    union_subsets)
 
 __all__ = ["SEARCHES", "SearchSettings", "SearchConstraints", "learn_rule_set", "learn_single_rule", "search_rule",
            "TURS2_MIN_SPLIT", "Candidate", "Growths", "empty_rule", "score_growths", "POLICIES", "BeamPolicy", "ThesisPolicy",

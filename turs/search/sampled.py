@@ -118,14 +118,6 @@ def stratified_order(y: np.ndarray, seed: int = 0) -> np.ndarray:
     return np.argsort(priority, kind="stable").astype(np.int64)
 
 
-def stratified_sample(y: np.ndarray, size: int, seed: int = 0) -> np.ndarray:
-    """``size`` row indices (sorted): the first ``size`` of :func:`stratified_order`, so each
-    class has its share of ``size`` (within one row) and at least one row."""
-    if size >= y.shape[0]:
-        return np.arange(y.shape[0], dtype=np.int64)
-    return np.sort(stratified_order(y, seed)[:size])
-
-
 class _RuleOnSample:
     """A rule of ``M`` restricted to the sample: its rows there, its model code as on all rows."""
 
