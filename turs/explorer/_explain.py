@@ -170,56 +170,52 @@ def _fmt(v, spec=".3g"):
 
 
 # ----------------------------------------------------------------------- rejected
-def rejected_rows(trace, k: int, it: int, limit: int | None = None) -> list[dict]:
-    """Growths the local tests rejected at iteration ``it`` of search ``k`` (main test first),
-    best first: ``test`` (``"main"`` Eq. 3.22 / ``"aux"`` Eq. 3.25), ``id``, ``conditions``,
-    ``parent`` (the parent's conditions), ``added``, ``r`` / ``R``, ``without`` and ``with``
-    (both sides of the test in bits, None when the trace lacks them) and ``excess``
-    (``with - without``: by how many bits the split fails to pay for itself)."""
+def _growth_rows(trace, k: int, it: int, sources, limit: int | None, measured_only: bool) -> list[dict]:
+    """The rows of :func:`rejected_rows` and :func:`passed_rows`: for each ``(test, list key, bits
+    key, score)`` of ``sources``, the growths listed under that key at iteration ``it`` of search
+    ``k`` (at most ``limit`` of each), with both sides of their local test; ``measured_only``
+    leaves out growths whose test the trace did not record."""
     s = trace.searches[k]
     if it >= len(s["iterations"]):
         return []
     iteration = s["iterations"][it]
     by_id = trace.candidates(k) if s.get("empty_rule") else {}
     rows = []
-    for test, key, bits_key, score in (("main", "rejected_by_local_test", "local_test_bits", "r"),
-                                       ("aux", "aux_rejected_by_local_test", "aux_local_test_bits", "R")):
+    for test, key, bits_key, score in sources:
         for c in iteration.get(key, [])[:limit]:
             bits = c.get(bits_key) or {}
             w, wo = bits.get("bits_with_split"), bits.get("bits_without_split")
-            parent = by_id.get(c.get("parent_id"))
-            rows.append({"test": test, "id": c.get("id"), "conditions": conditions_text(c),
-                         "parent": None if parent is None else (conditions_text(parent) if parent.get("conditions")
-                                                                else "(empty rule)"),
-                         "added": c.get("added_condition"), "score": c.get(score), "with": w, "without": wo,
-                         "excess": None if w is None or wo is None else w - wo, "literals": c.get("literals")})
-    return rows
-
-
-def passed_rows(trace, k: int, it: int) -> list[dict]:
-    """The growths in the beams at iteration ``it`` of search ``k`` that passed their local test,
-    with both sides (as :func:`rejected_rows`; ``excess`` is negative: the bits the split saves).
-    The empty rule's first growths have no parent's test recorded and are left out."""
-    s = trace.searches[k]
-    if it >= len(s["iterations"]):
-        return []
-    iteration = s["iterations"][it]
-    by_id = trace.candidates(k) if s.get("empty_rule") else {}
-    rows = []
-    for test, key, bits_key, score in (("main", "main_beam", "local_test_bits", "r"),
-                                       ("aux", "aux_beam", "aux_local_test_bits", "R")):
-        for c in iteration.get(key, []):
-            bits = c.get(bits_key) or {}
-            w, wo = bits.get("bits_with_split"), bits.get("bits_without_split")
-            if w is None or wo is None:
+            if measured_only and (w is None or wo is None):
                 continue
             parent = by_id.get(c.get("parent_id"))
             rows.append({"test": test, "id": c.get("id"), "conditions": conditions_text(c),
                          "parent": None if parent is None else (conditions_text(parent) if parent.get("conditions")
                                                                 else "(empty rule)"),
                          "added": c.get("added_condition"), "score": c.get(score), "with": w, "without": wo,
-                         "excess": w - wo, "literals": c.get("literals"), "passed": bool(bits.get("passed", True))})
+                         "excess": None if w is None or wo is None else w - wo, "literals": c.get("literals")})
+            if measured_only:
+                rows[-1]["passed"] = bool(bits.get("passed", True))
     return rows
+
+
+def rejected_rows(trace, k: int, it: int, limit: int | None = None) -> list[dict]:
+    """Growths the local tests rejected at iteration ``it`` of search ``k`` (main test first),
+    best first: ``test`` (``"main"`` Eq. 3.22 / ``"aux"`` Eq. 3.25), ``id``, ``conditions``,
+    ``parent`` (the parent's conditions), ``added``, ``r`` / ``R``, ``without`` and ``with``
+    (both sides of the test in bits, None when the trace lacks them) and ``excess``
+    (``with - without``: by how many bits the split fails to pay for itself)."""
+    return _growth_rows(trace, k, it, (("main", "rejected_by_local_test", "local_test_bits", "r"),
+                                       ("aux", "aux_rejected_by_local_test", "aux_local_test_bits", "R")),
+                        limit, measured_only=False)
+
+
+def passed_rows(trace, k: int, it: int) -> list[dict]:
+    """The growths in the beams at iteration ``it`` of search ``k`` that passed their local test,
+    with both sides (as :func:`rejected_rows`; ``excess`` is negative: the bits the split saves).
+    The empty rule's first growths have no parent's test recorded and are left out."""
+    return _growth_rows(trace, k, it, (("main", "main_beam", "local_test_bits", "r"),
+                                       ("aux", "aux_beam", "aux_local_test_bits", "R")),
+                        None, measured_only=True)
 
 
 def n_rejected(trace, k: int, it: int) -> tuple[int, int]:
