@@ -232,9 +232,12 @@ def main(argv=None) -> int:
     parser.add_argument("--no-pages", action="store_true", help="skip the search pages (no model is fitted)")
     args = parser.parse_args(argv)
     result = build(args.out, pages=not args.no_pages)
-    kinds = sorted(set(result["pages"].values()))
+    made = list(result["pages"].values())
+    pages = (f", pages/: {made.count('page')} search page(s)"
+             + (f" and {len(made) - made.count('page')} placeholder(s)" if len(made) > made.count("page") else "")
+             if made else "")
     print(f"make_class: {args.out}: student.ipynb, teacher.ipynb ({len(result['exercises'])} exercises), "
-          f"README.md{', pages: ' + ', '.join(kinds) if kinds else ''}")
+          f"README.md{pages}")
     return 0
 
 
