@@ -58,6 +58,7 @@ CSS = f"""
 .turs-explorer .turs-status-text {{line-height: 1.45;}}
 .turs-explorer code {{font-size: {FONT_PX - 1}px; background: #f3f3f3; padding: 0 2px;}}
 .turs-explorer tr.turs-test-head td {{white-space: normal;}}
+.turs-explorer table.turs-lineage-table td {{white-space: normal; overflow-wrap: anywhere; text-align: left;}}
 .turs-explorer .turs-panels .lm-TabBar-tab {{flex: 0 0 auto !important; padding: 0 6px; max-width: none;}}
 .turs-app button:disabled, .turs-explorer button:disabled {{opacity: 0.4 !important; filter: grayscale(1);
   cursor: not-allowed;}}
@@ -197,22 +198,22 @@ def lineage_panel(trace, k: int) -> str:
     if not rows:
         return ("<div class='turs-panel'>This trace has no lineage (record it again with this version of turs "
                 "to see how the rule grew).</div>")
+    # three columns, the last one stacked, so that the table fits the ~330 px panel beside the
+    # picture at 1280 px without scrolling sideways
     out = [f"<div class='turs-panel turs-lineage'><b>How the rule of search {k + 1} grew from the empty rule</b>"
-           "<div class='turs-scroll'><table class='turs-table'><thead><tr><th>step</th><th>literal added</th>"
-           "<th>coverage</th><th>r</th><th>place in beam</th><th>best other candidate</th><th>lost by</th>"
-           "<th>rejected</th></tr></thead><tbody>"]
+           "<div class='turs-scroll'><table class='turs-table turs-lineage-table'><thead><tr><th>step</th>"
+           "<th>literal added</th><th>how it won</th></tr></thead><tbody>"]
     for r in rows:
         if r["depth"] == 0:
-            out.append(f"<tr><td>0</td><td class='turs-cond'>(empty rule)</td><td>{r['coverage']}</td>"
-                       "<td>&ndash;</td><td></td><td></td><td></td><td></td></tr>")
+            out.append(f"<tr><td>0</td><td class='turs-cond'>(empty rule)</td><td>{r['coverage']} rows</td></tr>")
             continue
-        rank = f"{r['rank']} of {r['beam_size']}" if r["rank"] else f"aux beam ({r['beam_size']} in main)"
+        rank = f"{r['rank']} of {r['beam_size']} in the beam" if r["rank"] else f"aux beam ({r['beam_size']} in main)"
         loser = r["loser"]
         loser_text = "&ndash;" if loser is None else esc(_explain.conditions_text(loser))
         margin = "&ndash;" if r["margin"] is None else f"{r['margin']:+.3g}"
         out.append(f"<tr><td>{r['depth']}</td><td class='turs-cond'>{esc(r['added'] or r['conditions'])}</td>"
-                   f"<td>{r['coverage']}</td><td>{fmt(r['r'])}</td><td>{rank}</td>"
-                   f"<td class='turs-cond'>{loser_text}</td><td>{margin}</td><td>{fmt(r['n_rejected'], '{:d}')}</td></tr>")
+                   f"<td>{r['coverage']} rows, r {fmt(r['r'])}, {rank}; best other: {loser_text}, lost by "
+                   f"{margin}; {fmt(r['n_rejected'], '{:d}')} rejected</td></tr>")
     out.append("</tbody></table></div><p class='turs-note'>\u201clost by\u201d: this step's r minus the best "
                "other candidate's in the same main beam (negative: another candidate was ahead then, but this "
                "one's growths won later). \u201crejected\u201d: growths the local test rejected in that iteration."
