@@ -22,13 +22,8 @@ from urllib.parse import urlparse
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = REPO / "build" / "test-artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
-VIEWPORT = {"width": 1280, "height": 720}
+from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, VIEWPORT
+
 FIT_TIMEOUT = 240_000  # ms: a re-fit on the shared 2-core machine under load
 
 pytestmark = pytest.mark.browser

@@ -33,13 +33,8 @@ from turs.datasets import load_bundled
 
 from test_search_page import HOSTILE, hostile_data
 
-REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
-ARTIFACTS = REPO / "build" / "test-artifacts"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
-VIEWPORT = {"width": 1280, "height": 720}
+from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, VIEWPORT
+
 MIN_TEXT_PX = 14
 
 pytestmark = pytest.mark.browser

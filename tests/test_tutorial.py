@@ -31,6 +31,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from _browser import CHROMIUM, CHROMIUM_ARGS, VIEWPORT
 from _notebook_helpers import NOTEBOOKS, REPO, assert_readable_png, changed, run_notebook, tree_snapshot
 from turs import Condition, TURSClassifier, mdl_score
 from turs._core.codes import universal_integer_code
@@ -44,10 +45,6 @@ NAME = "tutorial_mdl_rule_sets"
 N_EXERCISES = 8
 FIGURES = ["regret", "union", "parts", "first_step", "patience", "local_test", "blockade", "real"]
 M_TEXT = ["X1 < 1 AND X2 < 1.4", "X1 >= 0.6 AND X2 >= 0.8"]
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                 "--disable-dev-shm-usage"]
 
 
 def source_notebook():
@@ -520,7 +517,7 @@ def test_jupyterlab_with_the_project_settings_opens_the_py_as_a_notebook(tmp_pat
                 time.sleep(0.5)
         with playwright.sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
+            page = browser.new_page(viewport=VIEWPORT)
             page.route("**/*", lambda route: route.continue_()
                        if route.request.url.startswith(f"http://127.0.0.1:{port}/") else route.abort())
             page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks", timeout=120_000)
