@@ -315,3 +315,37 @@ def test_overlap_groups_with_one_more_rule_numbers_the_groups_as_overlap_groups_
         got_group, got_masks = overlap_groups_with(*overlap_groups(covers[:, :K]), np.flatnonzero(covers[:, K]))
         assert got_group.dtype == want_group.dtype and np.array_equal(got_group, want_group)
         assert got_masks.shape == want_masks.shape and np.array_equal(got_masks, want_masks)
+
+
+def test_the_score_is_composed_by_one_function_that_every_score_calls():
+    """``total_bits`` (Eq. 3.20) by hand, then the search's rule set, the public score and an
+    edited model: each total is ``total_bits`` of its own parts, to the bit."""
+    from sklearn.datasets import load_iris
+
+    from turs import TURSClassifier
+    from turs.mdl import model_code_bits, total_bits
+    from turs.search.state import RuleSetState, SearchData
+
+    # K = 2 rules: L_univ(2) = log2 2.865064 + log2 2, log2 2! = 1
+    l_univ_2 = math.log2(2.865064) + 1.0
+    assert total_bits(10.0, 3.0, 1.5, 7.0, 2) == pytest.approx(10 + 3 + 1.5 + l_univ_2 + 7 - 1, abs=1e-9)
+    assert model_code_bits(7.0, 2) == pytest.approx(l_univ_2 + 7 - 1, abs=1e-9)
+    assert model_code_bits(0.0, 0) == pytest.approx(0.0, abs=1e-12)  # the empty rule set costs nothing
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    model = TURSClassifier().fit(X, y)
+    bd = model.mdl_breakdown_
+    assert bd.n_rules >= 2
+    assert bd.total == total_bits(bd.data_bits, float(sum(bd.rule_regret_bits)), bd.else_regret_bits,
+                                  float(sum(bd.rule_model_bits)), bd.n_rules)
+    edited = model.without_rule(0)
+    e = edited.mdl_breakdown_
+    assert e.total == total_bits(e.data_bits, float(sum(e.rule_regret_bits)), e.else_regret_bits,
+                                 float(sum(e.rule_model_bits)), e.n_rules)
+
+    enc = model.encoder_
+    data = SearchData(enc.bins(enc.transform(X)), np.searchsorted(model.classes_, y).astype(np.int64), enc.n_bins_,
+                      enc.binary_, len(model.classes_), model_encoding=model.model_encoding)
+    empty = RuleSetState(data, [])
+    parts = empty.parts()
+    assert parts["model_bits"] == 0.0 and parts["total"] == parts["data_bits"] + parts["regret_bits"]

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from ._core.regret import log2_regret_table
-from .mdl import MDLBreakdown, cover_matrix, model_bits_total, nll_bits, score_literals
+from .mdl import MDLBreakdown, cover_matrix, model_bits_total, nll_bits, score_literals, total_bits
 from .counting import pattern_counts, union_counts
 from .parse import resolve_rules
 from .metrics import roc_auc
@@ -166,7 +166,8 @@ def _without_rule_from_counts(model, i: int, literals: list):
     new._literals_ = [list(lits) for lits in literals]
     new._patterns_, new._pattern_counts_ = patterns, counts
     new.mdl_breakdown_ = MDLBreakdown(
-        total=data + regret + mbits, data_bits=data, regret_bits=regret, model_bits=mbits, rule_model_bits=rule_bits,
+        total=total_bits(data, float(sum(rule_regret)), else_regret, float(sum(rule_bits)), len(rule_bits)),
+        data_bits=data, regret_bits=regret, model_bits=mbits, rule_model_bits=rule_bits,
         rule_regret_bits=rule_regret, else_regret_bits=else_regret, n_rules_bits=lu, order_redundancy_bits=lf,
         n_rules=len(literals), coverage=n - int(else_counts.sum()), else_coverage=int(else_counts.sum()),
         n_overlap_groups=int((~empty).sum()))

@@ -292,12 +292,30 @@ def data_bits(covers: np.ndarray, y: np.ndarray, n_classes: int):
     return total, group, masks, else_counts
 
 
+def model_code_bits(rule_bits_sum: float, n_rules: int) -> float:
+    """``L(M) = L_univ(K) + sum_i L(S_i) - log2 K!`` (Eq. 3.18) from the sum of the rules'
+    ``L(S_i)``: the one place the model code is composed."""
+    return universal_integer_code(n_rules) + rule_bits_sum - log2_factorial(n_rules)
+
+
+def total_bits(data_bits: float, rule_regret_bits: float, else_regret_bits: float, rule_bits_sum: float,
+               n_rules: int) -> float:
+    """``L(D, M)`` of Eq. 3.20 from its parts: the data code ``-log2`` of the ML likelihood
+    (Eq. 3.6), the rules' and the else-rule's regrets (Eq. 3.12) and the model code (Eq. 3.18).
+
+    The one place the score is composed: :func:`score_literals`, the search's rule set
+    (:class:`turs.search.state.RuleSetState`) and model editing (:mod:`turs.edit`) all call it,
+    so they add the same floats in the same order and agree to the bit. The search's kernels
+    score a candidate incrementally, from the change of each part (``turs._core``);
+    ``tests/test_mdl.py`` checks those against this function."""
+    return (data_bits + rule_regret_bits + else_regret_bits + universal_integer_code(n_rules) + rule_bits_sum
+            - log2_factorial(n_rules))
+
+
 def model_bits_total(rule_bits) -> tuple[float, float, float]:
     """``L(M)`` of Eq. 3.18 from the rules' ``L(S_i)``: (total, L_univ(K), log2 K!)."""
     K = len(rule_bits)
-    lu = universal_integer_code(K)
-    lf = log2_factorial(K)
-    return lu + float(sum(rule_bits)) - lf, lu, lf
+    return model_code_bits(float(sum(rule_bits)), K), universal_integer_code(K), log2_factorial(K)
 
 
 # ---------------------------------------------------------------------------- public
@@ -322,7 +340,7 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary, model_encodin
     mbits, lu, lf = model_bits_total(rbits)
     regret = float(sum(rule_regret)) + else_regret
     return MDLBreakdown(
-        total=dbits + regret + mbits, data_bits=dbits, regret_bits=regret, model_bits=mbits,
+        total=total_bits(dbits, float(sum(rule_regret)), else_regret, float(sum(rbits)), len(rbits)), data_bits=dbits, regret_bits=regret, model_bits=mbits,
         rule_model_bits=rbits, rule_regret_bits=rule_regret, else_regret_bits=else_regret,
         n_rules_bits=lu, order_redundancy_bits=lf, n_rules=len(rules_literals),
         coverage=int(n - else_counts.sum()), else_coverage=int(else_counts.sum()),

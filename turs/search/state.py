@@ -13,7 +13,8 @@ from .._core.codes import log2_factorial, universal_integer_code
 from .._core.groups import _local_rule_lists, _rows_by_group, _shared_rule_pairs, union_counts_cheapest
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
 from .._core.regret import log2_regret_table
-from ..mdl import check_model_encoding, nll_bits, overlap_groups, overlap_groups_with, rule_header_bits
+from ..mdl import (check_model_encoding, model_code_bits, nll_bits, overlap_groups, overlap_groups_with,
+                   rule_header_bits, total_bits)
 from .prefix_tables import PrefixTables, rows_in_bins
 
 # ------------------------------------------------------------------------------ data
@@ -152,10 +153,10 @@ class RuleSetState:
         self.regret_rules = float(sum(lr[r.coverage] for r in self.rules))
         self.model_rules = float(sum(r.model_bits for r in self.rules))
         self.K = K
-        self.total = (self.nll_covered + self.nll_else + self.regret_rules + lr[self.else_n]
-                      + universal_integer_code(K) + self.model_rules - log2_factorial(K))
-        # model-length constant of M + one more rule
-        self.model_next = universal_integer_code(K + 1) + self.model_rules - log2_factorial(K + 1)
+        self.total = total_bits(self.nll_covered + self.nll_else, self.regret_rules, float(lr[self.else_n]),
+                                self.model_rules, K)
+        # the model code of M + one more rule, without that rule's L(S)
+        self.model_next = model_code_bits(self.model_rules, K + 1)
 
     def _split_by(self, rule):
         """What adding ``rule`` changes, from its rows alone: which of its rows ``M`` covers
@@ -252,9 +253,9 @@ class RuleSetState:
         out.regret_rules = self.regret_rules + float(lr[rule.coverage])
         out.model_rules = self.model_rules + float(rule.model_bits)
         out.K = K + 1
-        out.total = (out.nll_covered + out.nll_else + out.regret_rules + lr[out.else_n]
-                     + universal_integer_code(K + 1) + out.model_rules - log2_factorial(K + 1))
-        out.model_next = universal_integer_code(K + 2) + out.model_rules - log2_factorial(K + 2)
+        out.total = total_bits(out.nll_covered + out.nll_else, out.regret_rules, float(lr[out.else_n]),
+                               out.model_rules, K + 1)
+        out.model_next = model_code_bits(out.model_rules, K + 2)
         return out
 
     @property
@@ -268,7 +269,7 @@ class RuleSetState:
         lr = self.data.log2_regret
         return {"data_bits": float(self.nll_covered + self.nll_else),
                 "regret_bits": float(self.regret_rules + lr[self.else_n]),
-                "model_bits": float(universal_integer_code(self.K) + self.model_rules - log2_factorial(self.K)),
+                "model_bits": float(model_code_bits(self.model_rules, self.K)),
                 "total": float(self.total)}
 
 
