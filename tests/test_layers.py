@@ -64,7 +64,7 @@ def test_the_layers_descend_as_the_project_says():
     assert layers == sorted(layers) and len(set(layers)) == len(layers) - 1  # datasets and encoding share one
     assert cl.layer_of("turs.adapter") < cl.layer_of("turs.competitors.weka") < cl.layer_of("turs.bench")
     assert cl.layer_of("turs.metrics") < cl.layer_of("turs.edit") < cl.layer_of("turs.explorer._app")
-    assert cl.layer_of("turs.counting") < cl.layer_of("turs.estimator")
+    assert cl.layer_of("turs.union_estimate") < cl.layer_of("turs.estimator")
 
 
 # ------------------------------------------------------------------ the checker on a known package

@@ -269,15 +269,15 @@ def test_turs2_local_test_code_and_buckets():
     import naive
     from turs.search import (TURS2_MIN_SPLIT, RuleSetState, SearchData, SearchSettings, empty_rule,
                              learn_single_rule, score_growths)
-    from turs.search.state import _local_test_split_code
+    from turs.search.local_test import split_code
 
     n_bins = np.array([21, 2, 6])  # 20 cuts, a binary column, 5 cuts
     _Data = SearchData(np.zeros((3, 4), dtype=np.uint8), np.array([0, 1, 0, 1]), n_bins,
                        n_bins == 2, 2, "turs2")
-    bits, extra = _local_test_split_code(_Data, 2, "turs2")
+    bits, extra = split_code(_Data, 2, "turs2")
     np.testing.assert_allclose(bits, [np.log2(20) + 2, 1.0, np.log2(5) + 2])
     assert extra == pytest.approx(L(3) - L(2))
-    assert _local_test_split_code(_Data, 2, "thesis")[0].size == 0
+    assert split_code(_Data, 2, "thesis")[0].size == 0
 
     # by hand: a base of 20 instances, 10 of them uncovered
     bucket, aux_bucket, splits = naive.turs2_buckets([10, 11, 20, 1, 12, 13], [0, 5, 10, 1, 2, 9], 20, 10, 10, 2)
@@ -311,7 +311,7 @@ def test_turs2_reduction_keeps_generation_order_and_repeated_rules():
     coverage has the same cover *as a mask over its base*: the reference compares those
     masks, so an equal cover from a base of another size stays, while an equal mask over
     another base's rows is dropped even though the cover differs."""
-    from turs.search.policies import _reduce_turs2
+    from turs.search.diverse_patience import reduce_by_coverage_turs2
 
     class _Cand:
         def __init__(self, rows):
@@ -335,9 +335,9 @@ def test_turs2_reduction_keeps_generation_order_and_repeated_rules():
     def build(g, i):
         return g.materialize(i, None)
 
-    beam = _reduce_turs2(proposals, 5, build)
+    beam = reduce_by_coverage_turs2(proposals, 5, build)
     assert [list(x.rows) for x in beam] == [[1, 2, 3], [1, 2, 3], [1, 2, 3], list(range(10))]
-    assert len(_reduce_turs2(proposals, 1, build)) == 1 and _reduce_turs2([], 3, build) == []
+    assert len(reduce_by_coverage_turs2(proposals, 1, build)) == 1 and reduce_by_coverage_turs2([], 3, build) == []
 
 
 def test_turs2_next_bases_drop_repeated_covers_in_beam_order():
@@ -366,21 +366,21 @@ def test_turs2_next_bases_drop_repeated_covers_in_beam_order():
 def test_beam_reduction_keeps_the_best_of_each_coverage_cluster():
     """Proposals sorted by coverage, split into W equal clusters, best score of each kept;
     a rule proposed twice counts once, with its best score; no patience: the top W."""
-    from turs.search.policies import _reduce
+    from turs.search.diverse_patience import reduce_by_coverage
 
     rng = np.random.default_rng(0)
     scores = rng.permutation(20).astype(float)
     proposals = [(scores[c], c, ("rule", c), None, c) for c in range(20)]  # coverage = c
     proposals.append((100.0, 3, ("rule", 3), None, 3))  # the same rule, better score
-    got = _reduce(proposals, 4, True)
+    got = reduce_by_coverage(proposals, 4, True)
     want = []
     for cluster in (range(0, 5), range(5, 10), range(10, 15), range(15, 20)):
         best = max(cluster, key=lambda c: 100.0 if c == 3 else scores[c])
         want.append((100.0 if best == 3 else scores[best], best))
     assert [(t[0], t[1]) for t in got] == sorted(want, reverse=True)
-    top = _reduce(proposals, 4, False)
+    top = reduce_by_coverage(proposals, 4, False)
     assert [t[0] for t in top] == [100.0, 19.0, 18.0, 17.0]
-    assert len(_reduce(proposals[:3], 4, True)) == 3
+    assert len(reduce_by_coverage(proposals[:3], 4, True)) == 3
 
 
 @pytest.mark.parametrize("params", [{}, {"use_patience": False}, {"use_local_test": False},

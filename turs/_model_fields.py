@@ -20,7 +20,7 @@ __all__ = ["parse"]
 #: Most digits an integer of a model file may have (its counts stay below 2^53: 16 digits); an
 #: integer longer than Python converts is refused with the field that holds it.
 MAX_INT_DIGITS = 40
-_MAX_COUNT = 2 ** 53  # counts are summed in float64 (turs.counting.union_counts): exact below this
+_MAX_COUNT = 2 ** 53  # counts are summed in float64 (turs.union_estimate.union_counts): exact below this
 #: Nesting no field of a model file exceeds (the deepest, a trace's records, nests 9 levels).
 MAX_DEPTH = 64
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]')  # a JSON string, or a bracket outside one

@@ -25,7 +25,7 @@ import pandas as pd
 
 from ._core.regret import log2_regret_table
 from .mdl import MDLBreakdown, cover_matrix, model_bits_total, nll_bits, score_literals, total_bits
-from .counting import pattern_counts, union_counts
+from .union_estimate import pattern_counts, union_counts
 from .parse import resolve_rules
 from .metrics import roc_auc
 from .rules import print_digits_table  # noqa: F401  (also importable from here)

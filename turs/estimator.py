@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import edit, guided, model_file
-from .counting import pattern_counts, union_counts
+from .union_estimate import pattern_counts, union_counts
 from .parse import ResolvedRule, resolve_rules
 from ._validation import _as_frame, _check_y, as_pandas
 from .encoding import FeatureEncoder

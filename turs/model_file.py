@@ -14,7 +14,7 @@ row (its size is bounded by the rules and their cover patterns, not by the rows)
   training rows has ``"digits": 7..17`` (:func:`turs.rules.print_digits`; printing only).
 * ``patterns``: for each distinct set of rules that covers a training row (``"rules": []``: the
   else-rule's rows), the class counts of those rows. The union estimate (Eq. 3.5) of any set of
-  rules, seen in training or not, is a sum of these counts (:func:`turs.counting.union_counts`); ``n_train``
+  rules, seen in training or not, is a sum of these counts (:func:`turs.union_estimate.union_counts`); ``n_train``
   is their total.
 * ``encoder`` (input columns, categorical levels, candidate cut points: part of the model code),
   ``params`` (the hyper-parameters), ``classes``, ``n_features_in``, ``feature_names_in``,
@@ -41,7 +41,7 @@ import warnings
 import numpy as np
 
 from ._core.codes import log2_factorial, universal_integer_code
-from .counting import pattern_counts, union_counts  # noqa: F401  (also importable from here)
+from .union_estimate import pattern_counts, union_counts  # noqa: F401  (also importable from here)
 from ._model_fields import (_MAX_COUNT, NOT_A_MODEL, _bool, _counts, _fail, _int, _is_int, _items, _join, _keys,
                            _kind, _label, _list, _number, _plain, _same, _show, _str, parse)
 from .encoding import MAX_CUT_POINTS, FeatureEncoder

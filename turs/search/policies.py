@@ -4,23 +4,25 @@ The beam search itself is written once (:func:`turs.search.beam.search_rule`); w
 between the thesis text (``search="thesis"``) and the authors' implementation
 (``search="turs2"``, the default) is a :class:`BeamPolicy`:
 
-======================  ===============================  ==================================
+======================  ===============================  ==========================================
 step                    :class:`ThesisPolicy`            :class:`Turs2Policy`
-======================  ===============================  ==================================
+======================  ===============================  ==========================================
 ``L_split``, buckets    ``score_growths(.., "thesis")``  ``score_growths(.., "turs2")``
 growths considered      all                              those splitting ``S \\ M`` (2 each side)
 auxiliary beam          only while ``M`` is not empty    always
-per-base selection      best per bucket                  best per bucket, first of equal covers
-                        (:func:`_select`)                (:func:`_select_turs2`), bucket order
-reduction               :func:`_reduce`                  :func:`_reduce_turs2`
+per-base selection      best per bucket                  best per bucket, first of equal covers,
+                        (``select_per_bucket``)          bucket order (``select_per_bucket_turs2``)
+reduction               ``reduce_by_coverage``           ``reduce_by_coverage_turs2``
 "worse" iteration       neither best score improves      both drop, or both negative
 stop                    ``worse >= k_stop``              ``worse > k_stop``
 next bases              both beams, one per rule         both beams, auxiliary first, one per cover
 candidates for the end  the main beams, every iteration  the next bases, not the last iteration's
 accepting the rule      the MDL score decreases          ``r > 0``
-======================  ===============================  ==================================
+======================  ===============================  ==========================================
 
-The final pick is the same for both: the candidate with the best ``r``, the first on ties.
+The per-base selection and the reduction keep diverse patience
+(:mod:`turs.search.diverse_patience`). The final pick is the same for both: the candidate with
+the best ``r``, the first on ties.
 ``docs/spec-notes.md`` says where each turs2 step comes from.
 """
 from __future__ import annotations
@@ -29,7 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core.kernels import _best_per_bucket, _bucket_winners_first_cover
+from .diverse_patience import (reduce_by_coverage, reduce_by_coverage_turs2, select_per_bucket,
+                               select_per_bucket_turs2)
 
 
 @dataclass
@@ -106,10 +109,10 @@ class ThesisPolicy(BeamPolicy):
         return settings.use_auxiliary_beam and state.K > 0
 
     def select(self, g, score, bucket, eligible, settings, data):
-        return _select(score, bucket, eligible, settings.beam_width, settings.use_patience)
+        return select_per_bucket(score, bucket, eligible, settings.beam_width, settings.use_patience)
 
     def reduce(self, proposals, width, settings, build):
-        return [build(g, i) for *_, g, i in _reduce(proposals, width, settings.use_patience)]
+        return [build(g, i) for *_, g, i in reduce_by_coverage(proposals, width, settings.use_patience)]
 
     def update(self, progress, beam, aux_beam, best_r, best_R, aux_on):
         improved = best_r > progress.prev_r or (aux_on and best_R > progress.prev_R)
@@ -133,14 +136,14 @@ class Turs2Policy(BeamPolicy):
     """Algorithm 4 with the beam bookkeeping of the authors' implementation (``search="turs2"``).
 
     Each difference from :class:`ThesisPolicy` was read from that code (``docs/spec-notes.md``):
-    the local test's ``L_split`` (``turs.search.state._local_test_split_code``); the bucket
+    the local test's ``L_split`` (``turs.search.local_test.split_code``); the bucket
     boundaries and the rule that a growth must split ``S \\ M`` with at least
     ``TURS2_MIN_SPLIT`` instances each side (``turs.search.growths._turs2_bucket_edges``); the
     scores ``r`` and ``R`` of a growth that refines a literal, with the model code that code
     charges while searching (``_placeholder_model_bits`` in ``turs._core.kernels``); the
     auxiliary beam is filled while ``M`` is empty too; a bucket keeps its first occupant against
-    an equal cover (:func:`_select_turs2`); the proposals of all bases are reduced in their
-    order of generation, duplicates included (:func:`_reduce_turs2`); the next bases and the
+    an equal cover (``select_per_bucket_turs2``); the proposals of all bases are reduced in
+    their order of generation, duplicates included (``reduce_by_coverage_turs2``); the next bases and the
     final candidates are both beams, auxiliary first, without repeated covers; an iteration is
     "worse" when both beams' best scores drop (or both are negative), and the search stops
     after more than ``k_stop`` such iterations in a row, before the last beams join the
@@ -160,10 +163,10 @@ class Turs2Policy(BeamPolicy):
         return settings.use_auxiliary_beam
 
     def select(self, g, score, bucket, eligible, settings, data):
-        return _select_turs2(g, score, bucket, eligible, settings.beam_width, settings.use_patience, data)
+        return select_per_bucket_turs2(g, score, bucket, eligible, settings.beam_width, settings.use_patience, data)
 
     def reduce(self, proposals, width, settings, build):
-        return _reduce_turs2(proposals, width, build)
+        return reduce_by_coverage_turs2(proposals, width, build)
 
     def update(self, progress, beam, aux_beam, best_r, best_R, aux_on):
         drop_main = bool(beam) and best_r < progress.prev_r
@@ -207,93 +210,6 @@ def best_by_r(pool):
         if best is None or c.r > best.r:
             best = c
     return best
-
-
-# ---------------------------------------------------------------- per-base selection
-def _select(score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,
-            use_patience: bool) -> np.ndarray:
-    """Indices of the best eligible candidate per bucket (or the top-``width`` overall)."""
-    if use_patience:
-        return _best_per_bucket(score, buckets, eligible, width)
-    idx = np.flatnonzero(eligible & np.isfinite(score))
-    return idx[np.argsort(-score[idx], kind="stable")][:width]
-
-
-def _select_turs2(g, score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,
-                  use_patience: bool, data) -> np.ndarray:
-    """:func:`_select` as the authors' beam fills its patience buckets, in bucket order (the order
-    in which their beam lists them): a growth that covers the same rows as its bucket's current
-    occupant never replaces it, whatever its score (their ``DiverseCovBeam`` compares the covers
-    before the scores; the main and the auxiliary beam alike, on ``S'``). WDBC folds 1-4 and
-    vowels fold 3 of the reference check need this. A bucket has one winner, so the winners in
-    bucket order are the buckets' winners as they lie, with no sort."""
-    if not use_patience:
-        chosen = _select(score, buckets, eligible, width, use_patience)
-        return chosen[np.argsort(buckets[chosen], kind="stable")]
-    best = _bucket_winners_first_cover(score, buckets, eligible, width, g.cov, g.feat, g.lo, g.hi, data.bins,
-                                       g.base.rows)
-    return best[best >= 0]
-
-
-# ------------------------------------------------------------------------ reduction
-def _reduce(selected, width, use_patience):
-    """The beam from the proposals ``(score, coverage, key, ...)`` of all bases (Algorithm 4,
-    lines 21-22).
-
-    Duplicates (the same set of literals reached from two bases) keep their best proposal.
-    With patience, the proposals are sorted by coverage (``|S'|`` for the main beam,
-    ``|S' \\ M|`` for the auxiliary one) and split into ``width`` clusters of equal size, and
-    the best of each cluster is kept: "we sort all rules in the beam based on their coverage
-    and categorize them into W clusters" (Section 3.5.2). Without patience: the top ``width``.
-    Returned best first.
-    """
-    seen, unique = set(), []
-    for item in sorted(selected, key=lambda t: -t[0]):
-        if item[2] not in seen:
-            seen.add(item[2])
-            unique.append(item)
-    if not use_patience or len(unique) <= width:
-        return unique[:width]
-    by_coverage = np.argsort(np.array([item[1] for item in unique]), kind="stable")
-    best = [max((unique[j] for j in cluster), key=lambda t: t[0])
-            for cluster in np.array_split(by_coverage, width)]
-    return sorted(best, key=lambda t: -t[0])
-
-
-def _reduce_turs2(selected, width, build):
-    """The beam from the proposals ``(score, coverage, _, growths, index)`` of all bases, in
-    their order of generation, as the authors' implementation reduces them: sorted by coverage
-    (numpy's default sort, so ties keep that implementation's order), split into ``width``
-    clusters, the best of each kept (first on ties). A winner is then dropped only if the
-    first earlier winner with the same coverage has the same cover as a mask over its base
-    (that code compares those masks, so a rule reached from two bases usually stays twice).
-    ``build(growths, index)``: the winner as a candidate (built once per iteration, shared by
-    the two beams' reductions)."""
-    if not selected:
-        return []
-    order = np.argsort(np.array([t[1] for t in selected]))
-    scores = np.array([t[0] for t in selected], dtype=float)
-    beam, first_of = [], {}  # first_of: coverage -> (the first winner, its base's rows)
-    size, larger = divmod(len(order), width)  # np.array_split(order, width), without its overhead
-    end = 0
-    for w in range(min(width, len(order))):
-        start, end = end, end + size + (w < larger)
-        cluster = order[start:end]
-        _, _, _, g, i = selected[cluster[int(np.argmax(scores[cluster]))]]
-        c = build(g, i)
-        same = first_of.get(c.coverage)
-        if same is not None and _same_mask(same[0].rows, same[1], c.rows, g.base.rows):
-            continue
-        first_of.setdefault(c.coverage, (c, g.base.rows))
-        beam.append(c)
-    return beam
-
-
-def _same_mask(rows_a, base_a, rows_b, base_b) -> bool:
-    """Whether two covers are the same mask over their bases (sorted row indices, each cover
-    a subset of its base): bases of one size and covers at the same positions in them."""
-    return len(base_a) == len(base_b) and np.array_equal(np.searchsorted(base_a, rows_a),
-                                                         np.searchsorted(base_b, rows_b))
 
 
 def _dedupe(cands):

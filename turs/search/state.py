@@ -15,6 +15,7 @@ from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours,
 from .._core.regret import log2_regret_table
 from ..mdl import (check_model_encoding, model_code_bits, nll_bits, overlap_groups, overlap_groups_with,
                    rule_header_bits, total_bits)
+from . import local_test
 from .prefix_tables import PrefixTables, rows_in_bins
 
 # ------------------------------------------------------------------------------ data
@@ -34,13 +35,9 @@ class SearchData:
         self.d, self.n = self.bins.shape
         self.log2_regret = log2_regret_table(self.n, self.n_classes)
         self.log2_d = math.log2(self.d)
-        cuts_per_column = np.maximum(self.n_bins - 1, 0)
-        self.n_cuts_total = int(cuts_per_column.sum())
+        self.n_cuts_total = int(np.maximum(self.n_bins - 1, 0).sum())
         self.max_bins = int(self.n_bins.max(initial=1))  # the most bins of a column (kernel slots, tables)
-        # the local test's bits per column in the authors' code: log2 |cuts of X| + 2 (the side
-        # of the cut, one cut or two), and 1 bit for a column with a single cut point
-        self.turs2_split_bits = np.where(cuts_per_column > 1,
-                                         np.log2(np.maximum(cuts_per_column, 1)) + 2.0, 1.0)
+        self.turs2_split_bits = local_test.turs2_split_bits(self.n_bins)  # the authors' L_split per column
         self.all_rows = np.arange(self.n, dtype=np.int64)
         self._header_cache: dict = {}  # k -> header_bits(k)
         self._split_cache: dict = {}  # (k, search) -> split_code(k, search)
@@ -68,32 +65,16 @@ class SearchData:
         return out
 
     def split_code(self, k: int, search: str):
-        """:func:`_local_test_split_code` for a base of ``k`` literals, computed once per ``k``."""
+        """The local test's ``L_split`` for a base of ``k`` literals
+        (:func:`turs.search.local_test.split_code`), computed once per ``k``."""
         out = self._split_cache.get((k, search))
         if out is None:
-            out = self._split_cache[(k, search)] = _local_test_split_code(self, k, search)
+            out = self._split_cache[(k, search)] = local_test.split_code(self, k, search)
         return out
 
     def rows_in_bins(self, j: int, a: int, b: int) -> np.ndarray:
         """The rows whose bin of feature ``j`` lies in ``[a, b)`` (in bin order)."""
         return rows_in_bins(self.rows_by_bin, self.bin_ptr, j, a, b)
-
-
-
-
-def _local_test_split_code(data: SearchData, k: int, search: str):
-    """``L_split`` of the local test, as the kernel takes it: per-column bits and a constant.
-
-    ``"thesis"`` (empty array): ``log2 K_col + log2 K_value(S, X)`` (Eq. 3.22). ``"turs2"``: what
-    the authors' implementation charges, ``log2 K_col + log2 |cuts of X| + 2`` (one bit for the
-    side of the cut, one for one cut or two; ``|cuts of X|`` is the column's whole candidate set,
-    not the ones that split ``S``; a column with a single cut point pays 1 bit in all) plus
-    ``L_univ(k + 1) - L_univ(k)`` for the longer rule.
-    """
-    if search == "turs2":
-        return data.turs2_split_bits, universal_integer_code(k + 1) - universal_integer_code(k)
-    return np.zeros(0), 0.0
-
 
 
 # ------------------------------------------------------------------------ rule set

@@ -1,6 +1,10 @@
-"""What a fitted rule set keeps of its training rows: the class counts per cover pattern
-(:func:`pattern_counts`), from which the union estimate of any set of rules (Eq. 3.5) follows
-exactly (:func:`union_counts`).
+"""The union estimate (thesis Eq. 3.5) of a fitted rule set: a row covered by several rules gets
+the class distribution of the union of their covers. What a fitted model keeps of its training
+rows for it is the class counts per cover pattern (:func:`pattern_counts`); the union of any set
+of rules is a sum of them (:func:`union_counts`), exactly.
+
+During the search the same estimate is counted per overlap group by the kernels
+(``turs._core``); ``turs.mdl.data_bits`` codes the data with it.
 
 The estimator computes them when it fits, its predictions and explanations read them, the
 editing functions update them and model files store them.
