@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from turs import SearchTrace, TURSClassifier
+from turs import SearchTrace, TURSClassifier, _config
 from turs.datasets import load_bundled, make_overlap_blockade_data
 
 REPO = Path(__file__).resolve().parent.parent
@@ -711,15 +711,14 @@ def test_a_sampled_search_says_its_numbers_are_the_samples(monkeypatch):
     (a candidate's score on the sample is on another scale); a search on all rows says nothing."""
     from matplotlib.axes import Axes
 
-    import turs.search.sampled as sampled
     from turs.explorer import _html, _render
     from turs.explorer._view import TraceView
 
     X, y = make_overlap_blockade_data(n=1200, seed=4)
     exact = TURSClassifier(beam_width=5, record_trace=True).fit(X, y)
-    monkeypatch.setattr(sampled, "SAMPLED_MIN_ROWS", 1000)
-    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_ROWS", 600)
-    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_MAX", 600)
+    monkeypatch.setattr(_config, "SAMPLED_MIN_ROWS", 1000)
+    monkeypatch.setattr(_config, "SEARCH_SAMPLE_ROWS", 600)
+    monkeypatch.setattr(_config, "SEARCH_SAMPLE_MAX", 600)
     model = TURSClassifier(beam_width=5, record_trace=True).fit(X, y)
     view, plain = TraceView(model.trace_, model, X, y), TraceView(exact.trace_, exact, X, y)
     assert view.search(0)["sample_rows"] == 600

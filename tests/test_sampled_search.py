@@ -11,6 +11,7 @@ from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold
 
 import turs.search.sampled as sampled
+from turs import _config
 from turs import TURSClassifier
 from turs.encoding import FeatureEncoder
 from turs.mdl import overlap_groups, rule_model_bits
@@ -53,7 +54,7 @@ def test_candidates_on_all_rows_have_the_exact_cover_counts_and_model_code(encod
     cache starts again empty every few prefix bitmaps (376 bytes at 3,000 rows) and keeps no
     feature's bitmaps (8 KB), which are then made again for each literal."""
     if cache_bytes is not None:
-        monkeypatch.setattr(sampled, "PREFIX_CACHE_BYTES", cache_bytes)
+        monkeypatch.setattr(_config, "PREFIX_CACHE_BYTES", cache_bytes)
     X, y = _noisy(3000)
     enc, Xe, data = _search_data(X, y, encoding)
     sampler = sampled.SampledSearch(data, size=600, max_size=600)
@@ -125,9 +126,9 @@ def test_the_switch_exact_and_the_row_threshold(monkeypatch):
     X, y = _noisy(1500, seed=2)
     base = TURSClassifier(beam_width=5, record_trace="compact").fit(X, y)
     assert all("sample_rows" not in s for s in base.trace_.searches)  # 1,500 rows: below the threshold
-    monkeypatch.setattr(sampled, "SAMPLED_MIN_ROWS", 1000)
-    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_ROWS", 500)
-    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_MAX", 500)
+    monkeypatch.setattr(_config, "SAMPLED_MIN_ROWS", 1000)
+    monkeypatch.setattr(_config, "SEARCH_SAMPLE_ROWS", 500)
+    monkeypatch.setattr(_config, "SEARCH_SAMPLE_MAX", 500)
     exact = TURSClassifier(beam_width=5, exact=True, record_trace="compact").fit(X, y)
     assert exact.mdl_score_ == base.mdl_score_ and [str(r) for r in exact.rules_] == [str(r) for r in base.rules_]
     approx = TURSClassifier(beam_width=5, record_trace="compact").fit(X, y)
@@ -157,10 +158,10 @@ def test_a_costly_fit_switches_to_the_sample_before_the_search_where_rows_times_
     switch_at = 4  # the first search whose M has at least the groups of exact's first 4 rules
     bound = groups[switch_at] * n
     assert groups[switch_at - 1] < groups[switch_at]  # the bound falls between two searches
-    monkeypatch.setattr(sampled, "SAMPLE_WHEN_MIN_ROWS", 1000)
-    monkeypatch.setattr(sampled, "SAMPLE_WHEN_ROWS_X_GROUPS", bound)
-    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_ROWS", 500)
-    monkeypatch.setattr(sampled, "SEARCH_SAMPLE_MAX", 500)
+    monkeypatch.setattr(_config, "SAMPLE_WHEN_MIN_ROWS", 1000)
+    monkeypatch.setattr(_config, "SAMPLE_WHEN_ROWS_X_GROUPS", bound)
+    monkeypatch.setattr(_config, "SEARCH_SAMPLE_ROWS", 500)
+    monkeypatch.setattr(_config, "SEARCH_SAMPLE_MAX", 500)
     approx = TURSClassifier(beam_width=5, record_trace="compact").fit(X, y)
     assert approx.sampled_from_rule_ == switch_at
     searches = approx.trace_.searches
@@ -172,7 +173,7 @@ def test_a_costly_fit_switches_to_the_sample_before_the_search_where_rows_times_
     # rows x groups counts M on all rows: the switch does not depend on the sample
     assert _groups_of_first_rules(approx, switch_at) * n >= bound > _groups_of_first_rules(approx, switch_at - 1) * n
     assert TURSClassifier(beam_width=5, exact=True).fit(X, y).sampled_from_rule_ is None
-    monkeypatch.setattr(sampled, "SAMPLE_WHEN_MIN_ROWS", 1501)  # fewer rows than that: never
+    monkeypatch.setattr(_config, "SAMPLE_WHEN_MIN_ROWS", 1501)  # fewer rows than that: never
     assert TURSClassifier(beam_width=5).fit(X, y).sampled_from_rule_ is None
 
 
@@ -188,11 +189,11 @@ def test_the_study_datasets_with_over_20000_training_rows_never_sample(turs_data
     X, y = load(name)
     y = np.asarray(y)
     for tr, _ in StratifiedKFold(5, shuffle=True, random_state=2).split(X, y):
-        assert len(tr) >= sampled.SAMPLE_WHEN_MIN_ROWS
+        assert len(tr) >= _config.SAMPLE_WHEN_MIN_ROWS
         model = TURSClassifier().fit(X.iloc[tr], y[tr])
         assert model.sampled_from_rule_ is None
         largest = len(tr) * _groups_of_first_rules(model, len(model.rules_))  # groups never merge
-        assert largest < sampled.SAMPLE_WHEN_ROWS_X_GROUPS / 2
+        assert largest < _config.SAMPLE_WHEN_ROWS_X_GROUPS / 2
 
 
 @pytest.mark.skipif(os.environ.get("TURS_RUN_QUALITY") != "1",
@@ -215,7 +216,7 @@ def test_sampled_search_quality_against_the_exact_search(monkeypatch, random_sta
     assert exact.sampled_from_rule_ is None
     switched = TURSClassifier().fit(X[tr], y[tr])
     assert 0 < switched.sampled_from_rule_ < len(switched.rules_)
-    monkeypatch.setattr(sampled, "SAMPLED_MIN_ROWS", 15000)
+    monkeypatch.setattr(_config, "SAMPLED_MIN_ROWS", 15000)
     from_start = TURSClassifier().fit(X[tr], y[tr])
     assert from_start.sampled_from_rule_ == 0
     for approx in (switched, from_start):
@@ -266,16 +267,15 @@ def test_extending_a_rule_set_state_equals_building_it(pair_lists, monkeypatch):
     """``RuleSetState.extended`` (M + a rule, its overlap groups from M's) gives every array and
     score that building ``M + rule`` from its rules gives, to the bit, rule after rule of a fit,
     for every union-count path of the growth kernel (pair and subset lists, bit sets)."""
-    import turs.search.state as state_module
 
     X, y = _noisy(1500, seed=5)
     _, _, data = _search_data(X, y)
     fitted, _ = learn_rule_set(data, SearchSettings(search="turs2"), max_rules=9)
     assert len(fitted.group_masks) > fitted.K  # the rules overlap
     for bits_from in (0, 10**9):
-        monkeypatch.setattr(state_module, "BITS_MIN_GROUPS", bits_from)
+        monkeypatch.setattr(_config, "BITS_MIN_GROUPS", bits_from)
         for mode in ("auto", "rules", "neighbours", "subsets"):
-            monkeypatch.setattr(state_module, "UNION_COUNTS", mode)
+            monkeypatch.setattr(_config, "UNION_COUNTS", mode)
             state = RuleSetState(data, [], pair_lists)
             for k, rule in enumerate(fitted.rules):
                 state = state.extended(rule)

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from turs import TURSClassifier
+from turs import TURSClassifier, _config
 from turs.datasets import make_local_testing_data, make_overlap_blockade_data
 from turs.mdl import score_literals
 
@@ -77,7 +77,7 @@ def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
     # (path, largest group enumerated): 0 makes every group too large for subsets
     for path, max_rules in (("rules", 12), ("neighbours", 12), ("bits", 12), ("auto", 12), ("subsets", 12),
                             ("subsets", 0)):
-        monkeypatch.setattr(search, "UNION_COUNTS", path)
+        monkeypatch.setattr(_config, "UNION_COUNTS", path)
         monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", max_rules)
         fits[path, max_rules] = TURSClassifier(beam_width=5).fit(X, y)
     a = fits["rules", 12]
@@ -90,13 +90,13 @@ def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
 def test_auto_union_counts_switch_to_bit_sets_with_many_groups(monkeypatch):
     import turs.search.state as search
 
-    monkeypatch.setattr(search, "UNION_COUNTS", "auto")
-    G = search.BITS_MIN_GROUPS
+    monkeypatch.setattr(_config, "UNION_COUNTS", "auto")
+    G = _config.BITS_MIN_GROUPS
     assert (search.union_count_mode(G - 1), search.union_count_mode(G)) == ("neighbours", "bits")
-    monkeypatch.setattr(search, "BITS_MIN_GROUPS", 10 ** 9)
-    G = search.RULES_MIN_GROUPS
+    monkeypatch.setattr(_config, "BITS_MIN_GROUPS", 10 ** 9)
+    G = _config.RULES_MIN_GROUPS
     assert (search.union_count_mode(G - 1), search.union_count_mode(G)) == ("neighbours", "rules")
-    monkeypatch.setattr(search, "UNION_COUNTS", "subsets")
+    monkeypatch.setattr(_config, "UNION_COUNTS", "subsets")
     assert search.union_count_mode(10 * G) == "subsets"
 
 
@@ -104,10 +104,9 @@ def test_auto_union_counts_switch_to_bit_sets_with_many_groups(monkeypatch):
 def test_local_pair_lists_are_the_restricted_global_ones(monkeypatch, mode):
     """Pairs of present groups, with weight 1 for every shared rule (``"neighbours"``) or
     ``-(s - 1)`` for ``s >= 2`` shared rules (``"rules"``)."""
-    import turs.search.state as search
     from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set, local_neighbours
 
-    monkeypatch.setattr(search, "UNION_COUNTS", mode)
+    monkeypatch.setattr(_config, "UNION_COUNTS", mode)
     X, y = make_overlap_blockade_data(n=600, seed=3)
     model = TURSClassifier(beam_width=5).fit(X, y)
     enc = model.encoder_
@@ -619,7 +618,6 @@ def test_tested_growths_only_are_the_full_scores_of_those_growths_and_the_same_s
     their order, each with every number of a full call to the bit (the data-code change
     included, which the kernel counts for those growths alone); a fit that scores only the
     tested growths equals one that scores all, rule for rule and bit for bit."""
-    import turs.search.beam as beam
     from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set
     from turs.search.growths import empty_rule, score_growths
 
@@ -657,7 +655,7 @@ def test_tested_growths_only_are_the_full_scores_of_those_growths_and_the_same_s
     if search == "thesis":
         return  # the fits below use the default search
     tested = TURSClassifier(beam_width=5).fit(X, y)
-    monkeypatch.setattr(beam, "TESTED_GROWTHS_ONLY", False)
+    monkeypatch.setattr(_config, "TESTED_GROWTHS_ONLY", False)
     plain = TURSClassifier(beam_width=5).fit(X, y)
     assert [str(r) for r in tested.rules_] == [str(r) for r in plain.rules_]
     assert tested.mdl_score_ == plain.mdl_score_
@@ -670,11 +668,10 @@ def test_one_call_per_base_gives_the_numbers_of_the_separate_calls(monkeypatch, 
     separate calls to the bit, for bases of 0 to 3 literals, all growths or the tested ones
     only, with each union-count path; a base too large for one call takes the separate calls."""
     import turs.search.growths as growths
-    import turs.search.state as state_mod
     from turs.search import RuleSetState, SearchData, SearchSettings, learn_rule_set
     from turs.search.growths import empty_rule, score_growths
 
-    monkeypatch.setattr(state_mod, "UNION_COUNTS", union)
+    monkeypatch.setattr(_config, "UNION_COUNTS", union)
     from sklearn.datasets import make_classification
 
     X, y = make_classification(n_samples=1500, n_features=6, n_informative=4, n_redundant=1, n_classes=3,

@@ -125,7 +125,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         valid model, scored exactly) and warns that it stopped early. The rule search running
         when the time is up finishes first. None: no limit.
     exact : bool, default False
-        On more than 80,000 training rows (``turs.search.sampled.SAMPLED_MIN_ROWS``; every
+        On more than 80,000 training rows (``turs._config.SAMPLED_MIN_ROWS``; every
         dataset of the study has fewer), each rule search runs on a stratified sample of 10,000
         rows that stands for all of them, and its best candidates are confirmed on all rows:
         the rules, the MDL score and the probabilities are exact, only which rules are

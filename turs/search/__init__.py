@@ -18,7 +18,7 @@ The search is written once (:mod:`.beam`); the two variants, the thesis text
 policies (:mod:`.policies`); the settings and the user's constraints are records of their
 own (:mod:`.settings`); :mod:`.scoring` scores an iteration's bases (in one or two
 threads); :mod:`.record` records the search trace. The data and the rule set are in
-:mod:`.state` (with the union-count switches ``turs.search.state.UNION_COUNTS`` and
+:mod:`.state` (with the union-count switches ``turs._config.UNION_COUNTS`` and
 ``MAX_RULES_FOR_SUBSETS``), the candidates and their scored growths in :mod:`.growths`. Everything here is Python
 orchestration over the kernels of :mod:`turs._core.kernels`; the counts of all candidates of a
 base rule come from one pass per feature.

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _config
 from .._fit_control import active
 from .growths import Candidate, Growths, empty_rule
 from .policies import POLICIES, Progress, best_by_r
@@ -33,17 +34,6 @@ def _builder(data: SearchData, recorder=None):
                 recorder.tag(c, g, i)
         return c
     return build
-
-
-TESTED_GROWTHS_ONLY = True
-"""Score only the growths that pass a local test (Eq. 3.22 or 3.25), the only ones either beam
-can take (``score_growths(tested_only=True)``): the growth kernel tests each growth first and
-counts the data-code change on the rows ``M`` covers (most of its work) for those alone, and
-``_finish_growths`` scores only them (75% of magic's growths and 59% of avila's fail both
-tests). The growths kept get the very numbers of a full count, in the same order, so the
-search is the same step for step. Off when a trace is recorded (it shows every growth's
-numbers), with ``local_test_fallback`` (it reads every growth's score) and without the local
-test (every growth is eligible)."""
 
 
 def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchRecorder | None = None,
@@ -78,7 +68,7 @@ def search_rule(state: RuleSetState, settings: SearchSettings, recorder: SearchR
             recorder.start_iteration(it)
         at_limit = 0  # bases with max_rule_length literals: not grown
         grown = [base for base in bases if limit is None or len(base.literals) < limit]
-        tested_only = (TESTED_GROWTHS_ONLY and recorder is None and settings.use_local_test
+        tested_only = (_config.TESTED_GROWTHS_ONLY and recorder is None and settings.use_local_test
                     and not settings.local_test_fallback)
         scored = iter(score_bases(grown, state, settings, policy, aux_on, constraints, require, tested_only))
         for base in bases:

@@ -46,46 +46,15 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _config
 from .._core.bitmaps import _all_rows_bitmap, _at_least_bitmaps, _bin_extremes_of_bitmap, _bitmap_rows, _in_interval
 from ..mdl import literal_value_op_bits
 from .growths import Candidate
 from .state import RuleSetState, SearchData
 
-SAMPLED_MIN_ROWS = 80_000
-"""Fits on more training rows than this search on a sample unless ``exact=True``."""
-
-SEARCH_SAMPLE_ROWS = 10_000
-"""Rows of the sample the rule searches start on."""
-
-SEARCH_SAMPLE_MAX = 20_000
-"""Rows the sample grows to at most: when no candidate of a search on the sample is accepted on
-all rows, the sample doubles and the search runs again, until this size."""
-
-CONFIRM_CANDIDATES = 20
-"""Candidates (distinct rules, best ``r`` on the sample first) scored exactly on all rows per rule
-search; the best of them on all rows is the search's rule."""
-
-PREFIX_CACHE_BYTES = 128 * 2**20
-"""Memory the bitmaps on all rows of the candidates' literal prefixes, and of the features
-their literals use, may hold, kept over a fit's searches (:meth:`SampledSearch.on_full`);
-beyond it the cache starts again empty."""
-
-
-SAMPLE_WHEN_MIN_ROWS = 2 * SEARCH_SAMPLE_ROWS
-"""Fewest training rows on which a costly fit switches to the sampled search
-(:func:`sample_when_costly`): the sample is then at most half the rows."""
-
-SAMPLE_WHEN_ROWS_X_GROUPS = 4_000_000
-"""Training rows x overlap groups of ``M`` from which a fit on ``SAMPLE_WHEN_MIN_ROWS`` to
-``SAMPLED_MIN_ROWS`` rows searches on a sample (:func:`sample_when_costly`). The study's
-largest value is aloi's 1.4e6 (fold 0, 36 groups of 15 rules); the scaling study's noisy 20k set
-reaches the bound before rule search 12 (231 groups), campaign before 13 (131 groups),
-the noisy 40k set before 8; measured 2026-11-26 (``docs/performance.md``)."""
-
-
 def uses_sample(n_rows: int, exact: bool) -> bool:
     """Whether a fit on ``n_rows`` training rows searches on a sample from its first rule on."""
-    return (not exact) and n_rows > SAMPLED_MIN_ROWS
+    return (not exact) and n_rows > _config.SAMPLED_MIN_ROWS
 
 
 def sample_when_costly(data: SearchData, exact: bool):
@@ -94,11 +63,11 @@ def sample_when_costly(data: SearchData, exact: bool):
     else ``switch(state)``, which returns a :class:`SampledSearch` for the fit's remaining rule
     searches once rows x overlap groups of the rule set ``state`` reach
     ``SAMPLE_WHEN_ROWS_X_GROUPS``, and None before."""
-    if exact or data.n < SAMPLE_WHEN_MIN_ROWS or data.n > SAMPLED_MIN_ROWS:
+    if exact or data.n < _config.SAMPLE_WHEN_MIN_ROWS or data.n > _config.SAMPLED_MIN_ROWS:
         return None
 
     def switch(state: RuleSetState):
-        if data.n * len(state.group_masks) >= SAMPLE_WHEN_ROWS_X_GROUPS:
+        if data.n * len(state.group_masks) >= _config.SAMPLE_WHEN_ROWS_X_GROUPS:
             return SampledSearch(data)
         return None
     return switch
@@ -137,8 +106,8 @@ class SampledSearch:
     :meth:`confirm`)."""
 
     def __init__(self, data: SearchData, size: int | None = None, seed: int = 0, max_size: int | None = None):
-        size = SEARCH_SAMPLE_ROWS if size is None else size
-        max_size = SEARCH_SAMPLE_MAX if max_size is None else max_size
+        size = _config.SEARCH_SAMPLE_ROWS if size is None else size
+        max_size = _config.SEARCH_SAMPLE_MAX if max_size is None else max_size
         self.full = data
         self.order = stratified_order(data.y, seed)
         self.max_size = min(max(max_size, size), data.n)
@@ -254,9 +223,9 @@ class SampledSearch:
         return out
 
     def _remember(self, cache: dict, key, value, nbytes: int) -> None:
-        if nbytes > PREFIX_CACHE_BYTES:
+        if nbytes > _config.PREFIX_CACHE_BYTES:
             return
-        if self._prefix_bytes + nbytes > PREFIX_CACHE_BYTES:
+        if self._prefix_bytes + nbytes > _config.PREFIX_CACHE_BYTES:
             cache.clear()
             self._prefix_bytes = 0
         self._prefix_bytes += nbytes
@@ -271,7 +240,7 @@ class SampledSearch:
         ``new_state`` None when it is not accepted (``candidate`` None: no candidate)."""
         seen, best = set(), None
         for c in sorted(pool, key=lambda c: -c.r):
-            if len(seen) >= CONFIRM_CANDIDATES:
+            if len(seen) >= _config.CONFIRM_CANDIDATES:
                 break
             if c.key in seen:
                 continue

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import _config
 from .._core.codes import log2_factorial, universal_integer_code
 from .._core.groups import _local_rule_lists, _rows_by_group, _shared_rule_pairs, union_counts_cheapest
 from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
@@ -257,52 +258,15 @@ class RuleSetState:
 MAX_RULES_FOR_SUBSETS = MAX_SUBSET_RULES
 """Groups covered by more rules than this use the pairwise union counts (see the kernel)."""
 
-UNION_COUNTS = "auto"
-"""How the growth kernel counts a candidate inside the union of each overlap group's rules
-(``_grow_candidates``); all give the same counts (``tests/test_search.py``):
-
-- ``"rules"``: the counts in each of g's rules, minus ``s - 1`` times the counts in each group
-  sharing ``s >= 2`` rules with g;
-- ``"neighbours"``: the sum of the counts in the groups sharing a rule with g;
-- ``"subsets"``: inclusion-exclusion over the subsets of g's rules (when no group has more
-  than ``MAX_RULES_FOR_SUBSETS`` rules, else ``"neighbours"``);
-- ``"bits"``: no lists; the kernel ORs the bit sets of each group's rules (``PATH_BITS`` of
-  ``turs._core.growth_kernel``), which needs only each group's rules;
-- ``"auto"`` (default): ``"bits"`` from ``BITS_MIN_GROUPS`` overlap groups, else
-  ``"neighbours"`` (``"rules"`` from ``RULES_MIN_GROUPS`` groups when ``BITS_MIN_GROUPS`` is
-  raised above it).
-
-Work per bin: ``"neighbours"`` adds each present group to every group it shares a rule with,
-``"rules"`` only to those it shares two or more with (waveform fold 0, 31 rules, 808 groups:
-77 315 of 210 000 pairs), plus one pass over every group's rules. Fold-0 fits, 2-core
-machine, 2026-11-22, ``"rules"`` vs ``"neighbours"``: waveform 12.3 vs 12.6 s, magic 19.8 vs
-22.2, drybeans 17.9 vs 18.7 (333 to 1473 groups at the end); pendigits 5.2 vs 5.0 (137
-groups at the end: the pass over the rules costs more than it saves) and chess 0.64 vs 0.60.
-``"subsets"`` was slower than ``"neighbours"`` on every dataset we timed (fold 0,
-2026-11-22, 2 other jobs running): car 0.141 vs 0.136 s, chess 0.282 vs 0.265, pendigits
-5.93 vs 5.06, drybeans 11.4 vs 10.6, magic 34.1 vs 19.5."""
-
-RULES_MIN_GROUPS = 256
-"""Overlap groups from which ``UNION_COUNTS = "auto"`` counts by single rules (see above)."""
-
-
-BITS_MIN_GROUPS = 256
-"""Overlap groups from which ``UNION_COUNTS = "auto"`` builds no lists and the kernel counts
-unions by bit sets (see above). Fold-0 fits, 2-core machine, idle, 2026-11-25, best of two,
-``"bits"`` from 0 groups vs the lists: noisy 10k 12.9 vs 16.3 s, magic 10.5 vs 12.7, waveform
-8.9 vs 9.6, pendigits 5.2 vs 5.6 (the kernel's cost model had picked the bit sets on almost
-every feature, so the lists were built for nothing: their build was 12% of the noisy 10k
-fit); chess, car, vehicle and diabetes (< 256 groups) within 0.07 s either way (best of
-five), chess 0.69 vs 0.62: below 256 groups the lists stay."""
-
 
 def union_count_mode(n_groups: int) -> str:
-    """The union-count path for a rule set with ``n_groups`` overlap groups."""
-    if UNION_COUNTS == "auto":
-        if n_groups >= BITS_MIN_GROUPS:
+    """The union-count path for a rule set with ``n_groups`` overlap groups
+    (``turs._config.UNION_COUNTS``: all paths give the same counts)."""
+    if _config.UNION_COUNTS == "auto":
+        if n_groups >= _config.BITS_MIN_GROUPS:
             return "bits"
-        return "rules" if n_groups >= RULES_MIN_GROUPS else "neighbours"
-    return UNION_COUNTS
+        return "rules" if n_groups >= _config.RULES_MIN_GROUPS else "neighbours"
+    return _config.UNION_COUNTS
 
 
 def union_subsets(masks: np.ndarray, mode: str):
