@@ -16,6 +16,7 @@ from ._validation import _as_frame, _check_y, as_pandas
 from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, ColumnCache, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule, print_digits_table
+from ._core._cold_start import kernels_for_fit, switch_when_ready
 from ._fit_control import fit_control
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .search.sampled import SampledSearch, sample_when_costly, uses_sample
@@ -45,6 +46,14 @@ class _ScoreParameter:
 
     def __set__(self, obj, value):
         obj.__dict__["_score_param"] = value
+
+
+def _table_cells(X) -> int:
+    """Rows x columns of a table (a DataFrame, an array or anything ``np.asarray`` reads)."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        shape = np.asarray(X).shape
+    return int(shape[0]) * (int(shape[1]) if len(shape) > 1 else 1)
 
 
 class TURSClassifier(ClassifierMixin, BaseEstimator):
@@ -242,7 +251,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         ValueError naming it and the column."""
         snapshot = dict(self.__dict__)
         try:
-            return self._fit(X, y, initial_rules)
+            # on a cold compile cache a small table runs the kernels as Python, to the bit
+            # (turs._core._cold_start)
+            with kernels_for_fit(_table_cells(X)):
+                return self._fit(X, y, initial_rules)
         except BaseException:
             # Ctrl-C (KeyboardInterrupt) or any error: no half-fitted model is left behind; an
             # estimator fitted before keeps its previous fit, an unfitted one stays unfitted
@@ -295,6 +307,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
             with fit_control(max_time=self.max_time, bar=bar) as control:
                 def progress(state):
                     control.rule_set(state.K, state.total, state.coverage)
+                    switch_when_ready()  # the compiled kernels, once a background compile is done
 
                 sampler = SampledSearch(data) if uses_sample(data.n, self.exact) else None
                 state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress,

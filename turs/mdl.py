@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ._core._cold_start import kernels_for_fit
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
 from ._core.groups import union_counts_cheapest
 from ._core.regret import log2_regret_table
@@ -396,4 +397,5 @@ def mdl_score(rules, X, y, *, n_cut_points: int = 20, classes=None, encoder: Fea
             lits.append((names[c.column], c.low, c.high))
         rules_literals.append(lits)
     cuts = [c.cuts for c in encoder.columns_]
-    return score_literals(rules_literals, Xe, y_codes, len(classes), cuts, encoder.binary_, model_encoding)
+    with kernels_for_fit(Xe.shape[0] * Xe.shape[1]):  # no compile on a cold cache for a small table
+        return score_literals(rules_literals, Xe, y_codes, len(classes), cuts, encoder.binary_, model_encoding)
