@@ -120,7 +120,7 @@ def rule_header_bits(d: int, k: int, model_encoding: str = "thesis") -> float:
 class ColumnCache:
     """The columns of an (n, d) matrix as contiguous arrays, each copied when first read. A
     column of a row-major matrix is a strided read: at 1M rows and 20 columns, ``X[:, j] >= t``
-    took 6.3 ms against 0.12 ms on a contiguous copy (2026-11-26), and the covers of a fitted
+    took 6.3 ms against 0.12 ms on a contiguous copy, and the covers of a fitted
     model read each column once per literal."""
 
     def __init__(self, X: np.ndarray):
