@@ -883,9 +883,9 @@ def test_the_beam_beside_the_picture_is_the_main_beam(blockade):
     e.show(0, 1)
     e.select(("main", 2))
     header, rows = parse_table(e.beam_html.value)
-    assert header == ["#", "conditions", "coverage", "r", "test"]
+    assert header == ["#", "conditions", "rows", "r", "test"]  # short headers: the panel is narrow
     df = e.main_table()
     assert [r["conditions"] for _, r in rows] == list(df["conditions"])
-    assert [int(r["coverage"]) for _, r in rows] == list(df["coverage"])
+    assert [int(r["rows"]) for _, r in rows] == list(df["coverage"])
     assert [cls for cls, _ in rows].index(next(c for c, _ in rows if "turs-selected" in c)) == 2
     assert e.panels.titles[0] == "Beam"
