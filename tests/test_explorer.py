@@ -692,6 +692,61 @@ def test_pictures_are_readable_at_100_dpi(blockade, thirty_rules):
     assert _draw.DPI >= 100
 
 
+@needs_widgets
+def test_pictures_cut_off_no_text():
+    """Long column names, class names and titles: every text of the four pictures is whole (no
+    "\u2026"; long ones are wrapped between words) and lies inside the picture; the app's titles
+    are drawn in full."""
+    from matplotlib.text import Text
+
+    from turs.explorer import _draw, _render
+    from turs.explorer._data import DataView, cover_patterns
+
+    X, y = make_overlap_blockade_data(600, 0)
+    X = X.rename(columns={"X1": "systolic blood pressure at admission", "X2": "number of previous visits"})
+    y = np.where(np.asarray(y) == 1, "readmitted within thirty days", "not readmitted")
+    model = TURSClassifier(record_trace=True, max_rules=3).fit(X, y)
+    e = SearchExplorer(model, X, y)
+    e.show(1, 1, ("main", 0))
+    titles = {}
+    for tab, kind in enumerate(("data", "coverage", "lineage", "mdl")):
+        e.figures.selected_index = tab
+        titles[kind] = e.figure_titles[kind]
+    assert len(titles["coverage"]) > _draw.TITLE_WIDTH + 6  # a title that the picture must wrap
+    view, dv = e.view, DataView(e.view, X)
+    cand = e.selected_candidate()
+    rules = [(f"R{i + 1}", c["literals"]) for i, c in enumerate(view.accepted_before(1))]
+    x, yc = e.x_feature.value, e.y_feature.value
+    covers, labels, highlight = e._coverage_columns()
+    figs = {"data": _draw.data_figure(dv, x, yc, rules, ("cand #0", cand["literals"]), title=titles["data"]),
+            "coverage": _draw.coverage_figure(cover_patterns(covers, view.y_codes, 2), labels, view.classes,
+                                              highlight, titles["coverage"]),
+            "lineage": _draw.lineage_figure(view.trace, 1, cand.get("id"), titles["lineage"])}
+    captured = {}
+    real_png = _render.png
+    _render.png = lambda fig: captured.setdefault("mdl", fig) and real_png(fig)
+    try:
+        _render.mdl_png(view, 1, cand, titles["mdl"])
+    finally:
+        _render.png = real_png
+    figs["mdl"] = captured["mdl"]
+    for kind, fig in figs.items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        width, height = fig.bbox.width, fig.bbox.height
+        texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+        whole = " ".join(" ".join(t.get_text().split()) for t in texts)
+        assert "\u2026" not in whole, (kind, whole)
+        assert " ".join(titles[kind].split()) in whole, (kind, titles[kind])
+        for name in ("systolic blood pressure at admission", "readmitted within thirty days"):
+            if kind == "data" or (kind == "coverage" and "readmitted" in name):
+                assert name in whole, (kind, name)
+        # everything drawn (texts, legends, tick labels in view) lies inside the picture
+        box = fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans)
+        assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and box.y1 <= height + 1, \
+            (kind, tuple(box.extents), (width, height))
+
+
 def test_large_data_are_subsampled_for_drawing_only():
     from turs.explorer._data import DataView
     from turs.explorer._view import TraceView
