@@ -5,8 +5,10 @@ Voila on 127.0.0.1 and a free port; Python playwright drives Debian's Chromium
 (/usr/bin/chromium, installed by .ci/install-browser.sh; never ``playwright install``) at
 1280x720, the size of a projected screen, with every request that does not go to 127.0.0.1
 aborted. One page is shared by the tests of this module, in order (each one needs what the
-previous one left: a fit to re-fit, two fits to compare): a rejected growth on screen with both
-sides of the local test (reached with the arrow keys), a re-fit without the local test that
+previous one left: a fit to re-fit, two fits to compare): every picture and panel tab fitting
+1280x720 and 1400x900 (no sideways scrolling, text >= 14 px, nothing cut), the keys stepping
+with the mouse away from the pictures, a rejected growth on screen with both sides of the local
+test (reached with the arrow keys over the pictures), a re-fit without the local test that
 changes the rules, Compare with two fits, a categorical dataset's data view, and a typed rule
 in the Edit rules tab that changes the MDL shown. Each test saves a screenshot of the screen to
 build/test-artifacts/explorer_*.png.
