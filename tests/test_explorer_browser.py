@@ -180,7 +180,7 @@ LAYOUT_PROBLEMS = r"""(minPx) => {
     if (ctx.measureText(text).width > sel.clientWidth - 24) out.push('list cut: "' + text + '"');
   }
   // every picture at (at least) its pixel size: its text is as large as drawn
-  for (const img of app.querySelectorAll('.turs-figures img')) {
+  for (const img of app.querySelectorAll('img')) {
     if (shown(img) && img.naturalWidth && img.getBoundingClientRect().width < img.naturalWidth - 0.5)
       out.push('picture shrunk: ' + img.getBoundingClientRect().width + ' of ' + img.naturalWidth + ' px');
   }
@@ -223,6 +223,10 @@ def test_every_tab_fits_a_projector(page, size):
                 assert 0 < sw <= cw, (sel, sw, cw)
         _tab(pg, ".turs-figures", "Data")
         _tab(pg, ".turs-panels", "Beam")
+        for tab in ("Compare", "Edit rules", "Search"):  # the app's other tabs
+            _tab(pg, ".turs-tabs", tab)
+            pg.wait_for_timeout(500)
+            problems += _layout_problems(pg, tab)
         assert problems == [], problems[:12]
         pg.locator(".turs-status").first.evaluate("el => el.scrollIntoView({block: 'start'})")
         pg.wait_for_timeout(300)

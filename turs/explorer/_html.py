@@ -31,7 +31,7 @@ CSS = f"""
 .turs-explorer .lm-TabBar-tab, .turs-app .lm-TabBar-tab {{min-width: 0; flex: 0 1 auto; padding: 0 10px;}}
 .turs-app .turs-tabs > .widget-tab-contents, .turs-explorer .turs-figures > .widget-tab-contents,
 .turs-explorer .turs-panels > .widget-tab-contents {{padding: {TAB_PADDING_PX}px;}}
-.turs-explorer .turs-figures img {{align-self: flex-start; flex: none; width: auto; max-width: none;}}
+.turs-explorer img.widget-image {{align-self: flex-start; flex: none; width: auto; max-width: none;}}
 .turs-explorer .turs-wide, .turs-explorer .turs-wide .widget-html-content {{min-width: 0; max-width: 100%;}}
 .turs-side .widget-inline-hbox, .turs-side .widget-hbox, .turs-side .jupyter-button {{max-width: calc(100% - 4px);}}
 .turs-explorer table.turs-table {{border-collapse: collapse; font-size: {FONT_PX - 1}px;}}
@@ -52,7 +52,7 @@ CSS = f"""
   font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace;}}
 .turs-explorer .turs-fail {{color: #b35900; font-weight: bold;}}
 .turs-explorer .turs-pass {{color: #0072B2;}}
-.turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px;}}
+.turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px; line-height: 1.35;}}
 .turs-explorer .turs-panel {{line-height: 1.4; white-space: normal; overflow-wrap: break-word;}}
 .turs-explorer .turs-panels .widget-html {{width: calc(100% - 4px);}}
 .turs-explorer .turs-panels .widget-html-content {{width: 100%;}}
