@@ -514,6 +514,25 @@ def test_keys_step_iterations_and_rule_searches(blockade):
     assert e.handle_key("End") and (e.rule_index, e.iteration) == steps[-1]
     assert not e.handle_key("a") and (e.rule_index, e.iteration) == steps[-1]
     assert e._events is not None and e._events.watched_events == ["keydown"]
+    # the hidden buttons the page-wide listener clicks: one per key, each doing what its key does
+    from turs.explorer import _keys
+
+    buttons = {c._dom_classes[0][len(_keys.BUTTON_CLASS):]: c for c in e.key_buttons.children}
+    assert set(buttons) == set(_keys.KEYS) and e.key_buttons.layout.display == "none"
+    buttons["Home"].click()
+    assert (e.rule_index, e.iteration) == steps[0]
+    buttons["ArrowRight"].click()
+    assert (e.rule_index, e.iteration) == steps[1]
+    buttons["PageDown"].click()
+    assert (e.rule_index, e.iteration) == (1, 0)
+    buttons["End"].click()
+    assert (e.rule_index, e.iteration) == steps[-1]
+    script = _keys.script()
+    assert all(f'"{key}"' in script for key in _keys.KEYS) and f".{_keys.ROOT_CLASS}" in script
+    assert _keys.ROOT_CLASS in e._dom_classes
+    assert "turs-key-" not in "".join(c for w in (e, e.figures) for c in w._dom_classes)
+    quiet = SearchExplorer(model, X, y, keyboard=False)  # no keys: no listener, no buttons
+    assert quiet._events is None and quiet.key_buttons.children == ()
 
 
 @needs_widgets
