@@ -155,8 +155,8 @@ LAYOUT_PROBLEMS = r"""(minPx) => {
     const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
     if (own && parseFloat(style.fontSize) < minPx - 0.01) out.push('small text: ' + name(el) + ' ' + style.fontSize);
   }
-  // words on one line: headers, rule text, the why panel's sentences
-  for (const el of app.querySelectorAll('th, td.turs-cond, .turs-why p')) {
+  // words on one line: headers, rule text, the why panel's sentences, the printed rule sets
+  for (const el of app.querySelectorAll('th, td.turs-cond, .turs-why p, pre')) {
     if (!shown(el)) continue;
     const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
     for (let n = walker.nextNode(); n; n = walker.nextNode()) {

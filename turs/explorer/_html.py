@@ -48,8 +48,8 @@ CSS = f"""
 .turs-explorer table.turs-table tr.turs-selected td:last-child {{border-right: 3px solid {SELECTED};}}
 .turs-explorer table.turs-table caption {{text-align: left; font-weight: bold; padding: 4px 0;}}
 .turs-explorer .turs-scroll {{overflow-x: auto; max-width: 100%;}}
-.turs-explorer pre.turs-pre {{font-size: {FONT_PX - 1}px; margin: 0; white-space: pre-wrap;
-  font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace;}}
+.turs-explorer pre.turs-pre {{font-size: {FONT_PX - 1}px; margin: 0; white-space: pre-wrap; line-height: 1.35;
+  word-break: normal; overflow-wrap: break-word; font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace;}}
 .turs-explorer .turs-fail {{color: #b35900; font-weight: bold;}}
 .turs-explorer .turs-pass {{color: #0072B2;}}
 .turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px; line-height: 1.35;}}
