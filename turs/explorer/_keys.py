@@ -4,11 +4,12 @@ Two routes bring a key press to :meth:`SearchExplorer.handle_key
 <turs.explorer.SearchExplorer.handle_key>`:
 
 * :data:`SCRIPT`, a page-wide listener shown once with the explorer (``_ipython_display_``): a
-  key pressed anywhere on the page, on load or after a click on the app, clicks the hidden
-  button of that key (:func:`key_buttons`) in the explorer the user last clicked, or else the
-  first one on screen. Keys typed into a text box, a number box or a list, or already used by
-  the control that has the focus (a slider's handle), are left alone; a click on the app
-  outside a text box ends typing in it.
+  key pressed on the page, on load or after a click on the app, clicks the hidden button of
+  that key (:func:`key_buttons`) in the explorer the user last clicked (with the focus on the
+  page itself: the first one on screen). Keys typed into a text box, a number box or a list,
+  already used by the control that has the focus (a slider's handle) or pressed after a click
+  elsewhere (another cell of a notebook) are left alone; a click on the app outside a text box
+  ends typing in it.
 * :func:`key_events`: ipyevents over the pictures (the mouse over them), for a page where
   scripts in outputs do not run (an untrusted notebook).
 """
@@ -30,7 +31,7 @@ SCRIPT = """
   window.tursExplorerKeys = true;
   const KEYS = %(keys)s;
   const ROOT = '.%(root)s';
-  let last = null;  // the explorer the user last clicked in
+  let last = null;  // the explorer of the last click (null: the last click was outside every explorer)
   const owner = (el) => {
     if (!el || !el.closest) { return null; }
     const root = el.closest(ROOT);
@@ -45,19 +46,25 @@ SCRIPT = """
   const typing = (el) => !!(el && el.closest && el.closest(
     'input, textarea, select, [contenteditable=""], [contenteditable="true"]'));
   document.addEventListener('pointerdown', (e) => {
-    const root = owner(e.target);
-    if (!root) { return; }
-    last = root;
+    last = owner(e.target);
     // a click on the app outside a text box ends typing there (a tab, say, takes no focus)
     const active = document.activeElement;
-    if (typing(active) && !typing(e.target) && owner(active)) { active.blur(); }
+    if (last && typing(active) && !typing(e.target) && owner(active)) { active.blur(); }
   }, true);
   document.addEventListener('keydown', (e) => {
-    if (e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey || !KEYS.includes(e.key) || typing(e.target)) {
+    const t = e.target;
+    if (e.defaultPrevented || e.ctrlKey || e.altKey || e.metaKey || !KEYS.includes(e.key) || typing(t)) {
       return;
     }
-    const roots = Array.from(document.querySelectorAll(ROOT));
-    const root = owner(e.target) || (last && last.isConnected ? last : null) || roots.find(onScreen) || roots[0];
+    // the explorer holding the focus; else the one just clicked, when the focus went to a box
+    // around it (a click on text focuses the page, or a notebook's cell); else, with the focus
+    // on the page itself (a page just loaded), the first explorer on screen
+    let root = owner(t);
+    if (!root && last && last.isConnected && t && t.contains && t.contains(last)) { root = last; }
+    if (!root && (!t || t === document.body || t === document.documentElement)) {
+      const roots = Array.from(document.querySelectorAll(ROOT));
+      root = roots.find(onScreen) || roots[0];
+    }
     const button = root && root.querySelector('button.%(button)s' + e.key);
     if (button) {
       e.preventDefault();
