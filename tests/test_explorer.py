@@ -514,6 +514,25 @@ def test_keys_step_iterations_and_rule_searches(blockade):
     assert e.handle_key("End") and (e.rule_index, e.iteration) == steps[-1]
     assert not e.handle_key("a") and (e.rule_index, e.iteration) == steps[-1]
     assert e._events is not None and e._events.watched_events == ["keydown"]
+    # the hidden buttons the page-wide listener clicks: one per key, each doing what its key does
+    from turs.explorer import _keys
+
+    buttons = {c._dom_classes[0][len(_keys.BUTTON_CLASS):]: c for c in e.key_buttons.children}
+    assert set(buttons) == set(_keys.KEYS) and e.key_buttons.layout.display == "none"
+    buttons["Home"].click()
+    assert (e.rule_index, e.iteration) == steps[0]
+    buttons["ArrowRight"].click()
+    assert (e.rule_index, e.iteration) == steps[1]
+    buttons["PageDown"].click()
+    assert (e.rule_index, e.iteration) == (1, 0)
+    buttons["End"].click()
+    assert (e.rule_index, e.iteration) == steps[-1]
+    script = _keys.script()
+    assert all(f'"{key}"' in script for key in _keys.KEYS) and f".{_keys.ROOT_CLASS}" in script
+    assert _keys.ROOT_CLASS in e._dom_classes
+    assert "turs-key-" not in "".join(c for w in (e, e.figures) for c in w._dom_classes)
+    quiet = SearchExplorer(model, X, y, keyboard=False)  # no keys: no listener, no buttons
+    assert quiet._events is None and quiet.key_buttons.children == ()
 
 
 @needs_widgets
@@ -690,6 +709,61 @@ def test_pictures_are_readable_at_100_dpi(blockade, thirty_rules):
             for j in range(i + 1, len(boxes)):
                 assert not boxes[i].overlaps(boxes[j]), (labels[i].get_text(), labels[j].get_text())
     assert _draw.DPI >= 100
+
+
+@needs_widgets
+def test_pictures_cut_off_no_text():
+    """Long column names, class names and titles: every text of the four pictures is whole (no
+    "\u2026"; long ones are wrapped between words) and lies inside the picture; the app's titles
+    are drawn in full."""
+    from matplotlib.text import Text
+
+    from turs.explorer import _draw, _render
+    from turs.explorer._data import DataView, cover_patterns
+
+    X, y = make_overlap_blockade_data(600, 0)
+    X = X.rename(columns={"X1": "systolic blood pressure at admission", "X2": "number of previous visits"})
+    y = np.where(np.asarray(y) == 1, "readmitted within thirty days", "not readmitted")
+    model = TURSClassifier(record_trace=True, max_rules=3).fit(X, y)
+    e = SearchExplorer(model, X, y)
+    e.show(1, 1, ("main", 0))
+    titles = {}
+    for tab, kind in enumerate(("data", "coverage", "lineage", "mdl")):
+        e.figures.selected_index = tab
+        titles[kind] = e.figure_titles[kind]
+    assert len(titles["coverage"]) > 66  # longer than a title line: the picture must wrap it
+    view, dv = e.view, DataView(e.view, X)
+    cand = e.selected_candidate()
+    rules = [(f"R{i + 1}", c["literals"]) for i, c in enumerate(view.accepted_before(1))]
+    x, yc = e.x_feature.value, e.y_feature.value
+    covers, labels, highlight = e._coverage_columns()
+    figs = {"data": _draw.data_figure(dv, x, yc, rules, ("cand #0", cand["literals"]), title=titles["data"]),
+            "coverage": _draw.coverage_figure(cover_patterns(covers, view.y_codes, 2), labels, view.classes,
+                                              highlight, titles["coverage"]),
+            "lineage": _draw.lineage_figure(view.trace, 1, cand.get("id"), titles["lineage"])}
+    captured = {}
+    real_png = _render.png
+    _render.png = lambda fig: captured.setdefault("mdl", fig) and real_png(fig)
+    try:
+        _render.mdl_png(view, 1, cand, titles["mdl"])
+    finally:
+        _render.png = real_png
+    figs["mdl"] = captured["mdl"]
+    for kind, fig in figs.items():
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        width, height = fig.bbox.width, fig.bbox.height
+        texts = [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip()]
+        whole = " ".join(" ".join(t.get_text().split()) for t in texts)
+        assert "\u2026" not in whole, (kind, whole)
+        assert " ".join(titles[kind].split()) in whole, (kind, titles[kind])
+        for name in ("systolic blood pressure at admission", "readmitted within thirty days"):
+            if kind == "data" or (kind == "coverage" and "readmitted" in name):
+                assert name in whole, (kind, name)
+        # everything drawn (texts, legends, tick labels in view) lies inside the picture
+        box = fig.get_tightbbox(renderer).transformed(fig.dpi_scale_trans)
+        assert box.x0 >= -1 and box.y0 >= -1 and box.x1 <= width + 1 and box.y1 <= height + 1, \
+            (kind, tuple(box.extents), (width, height))
 
 
 def test_large_data_are_subsampled_for_drawing_only():
@@ -882,9 +956,9 @@ def test_the_beam_beside_the_picture_is_the_main_beam(blockade):
     e.show(0, 1)
     e.select(("main", 2))
     header, rows = parse_table(e.beam_html.value)
-    assert header == ["#", "conditions", "coverage", "r", "test"]
+    assert header == ["#", "conditions", "rows", "r", "test"]  # short headers: the panel is narrow
     df = e.main_table()
     assert [r["conditions"] for _, r in rows] == list(df["conditions"])
-    assert [int(r["coverage"]) for _, r in rows] == list(df["coverage"])
+    assert [int(r["rows"]) for _, r in rows] == list(df["coverage"])
     assert [cls for cls, _ in rows].index(next(c for c, _ in rows if "turs-selected" in c)) == 2
     assert e.panels.titles[0] == "Beam"

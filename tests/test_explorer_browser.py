@@ -5,8 +5,10 @@ Voila on 127.0.0.1 and a free port; Python playwright drives Debian's Chromium
 (/usr/bin/chromium, installed by .ci/install-browser.sh; never ``playwright install``) at
 1280x720, the size of a projected screen, with every request that does not go to 127.0.0.1
 aborted. One page is shared by the tests of this module, in order (each one needs what the
-previous one left: a fit to re-fit, two fits to compare): a rejected growth on screen with both
-sides of the local test (reached with the arrow keys), a re-fit without the local test that
+previous one left: a fit to re-fit, two fits to compare): every picture and panel tab fitting
+1280x720 and 1400x900 (no sideways scrolling, text >= 14 px, nothing cut), the keys stepping
+with the mouse away from the pictures, a rejected growth on screen with both sides of the local
+test (reached with the arrow keys over the pictures), a re-fit without the local test that
 changes the rules, Compare with two fits, a categorical dataset's data view, and a typed rule
 in the Edit rules tab that changes the MDL shown. Each test saves a screenshot of the screen to
 build/test-artifacts/explorer_*.png.
@@ -23,6 +25,8 @@ from urllib.parse import urlparse
 import pytest
 
 from _browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, REPO, VIEWPORT
+
+MIN_TEXT_PX = 14
 
 FIT_TIMEOUT = 240_000  # ms: a re-fit on the shared 2-core machine under load
 
@@ -131,6 +135,161 @@ def _shot(pg, name):
 
 def _tab(pg, container, title):
     pg.locator(f"{container} .lm-TabBar-tab", has_text=title).first.click()
+
+
+# JavaScript: what of the first app scrolls sideways, sticks out of the window, has text under
+# MIN_TEXT_PX, a header or rule text broken inside a word, or a list too narrow for its choice
+LAYOUT_PROBLEMS = r"""(minPx) => {
+  const app = document.querySelectorAll('.turs-app')[0];
+  const out = [];
+  const name = (el) => el.tagName + '.' + el.className.toString().split(' ').filter(c => c.startsWith('turs-'))
+    .join('.') + ' "' + (el.textContent || '').trim().slice(0, 40) + '"';
+  const shown = (el) => el.getClientRects().length > 0;
+  for (const el of [app, ...app.querySelectorAll('*')]) {
+    if (!shown(el)) continue;
+    const style = getComputedStyle(el);
+    if (['auto', 'scroll', 'hidden'].includes(style.overflowX) && el.scrollWidth > el.clientWidth + 1)
+      out.push('scrolls sideways: ' + name(el) + ' ' + el.scrollWidth + ' > ' + el.clientWidth);
+    if (el.getBoundingClientRect().right > window.innerWidth + 0.5)
+      out.push('past the window: ' + name(el));
+    const own = [...el.childNodes].some(n => n.nodeType === 3 && n.textContent.trim());
+    if (own && parseFloat(style.fontSize) < minPx - 0.01) out.push('small text: ' + name(el) + ' ' + style.fontSize);
+  }
+  // words on one line: headers, rule text, the why panel's sentences, the printed rule sets
+  for (const el of app.querySelectorAll('th, td.turs-cond, .turs-why p, pre')) {
+    if (!shown(el)) continue;
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const re = /\S+/g;
+      for (let m = re.exec(n.textContent); m; m = re.exec(n.textContent)) {
+        const range = document.createRange();
+        range.setStart(n, m.index);
+        range.setEnd(n, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (tops.size > 1) out.push('word broken: "' + m[0] + '" in ' + name(el));
+      }
+    }
+  }
+  // a list shows its whole choice (the text measured in the list's font, the arrow beside it)
+  const ctx = document.createElement('canvas').getContext('2d');
+  for (const sel of app.querySelectorAll('select')) {
+    if (!shown(sel) || sel.selectedIndex < 0 || sel.size > 1) continue;
+    const style = getComputedStyle(sel);
+    ctx.font = style.fontSize + ' ' + style.fontFamily;
+    const text = sel.options[sel.selectedIndex].text;
+    if (ctx.measureText(text).width > sel.clientWidth - 24) out.push('list cut: "' + text + '"');
+  }
+  // every picture at (at least) its pixel size: its text is as large as drawn
+  for (const img of app.querySelectorAll('img')) {
+    if (shown(img) && img.naturalWidth && img.getBoundingClientRect().width < img.naturalWidth - 0.5)
+      out.push('picture shrunk: ' + img.getBoundingClientRect().width + ' of ' + img.naturalWidth + ' px');
+  }
+  if (document.documentElement.scrollWidth > window.innerWidth) out.push('the page scrolls sideways');
+  return out;
+}"""
+SCROLLS = """(sel) => { const el = document.querySelectorAll('.turs-app')[0].querySelector(sel);
+  return [el.scrollWidth, el.clientWidth]; }"""
+
+
+def _layout_problems(pg, where: str) -> list:
+    return [f"{where}: {p}" for p in pg.evaluate(LAYOUT_PROBLEMS, MIN_TEXT_PX)]
+
+
+@pytest.mark.parametrize("size", [VIEWPORT, {"width": 1400, "height": 900}], ids=["1280x720", "1400x900"])
+def test_every_tab_fits_a_projector(page, size):
+    """At 1280x720 (and 1400x900) nothing of the app scrolls sideways (the picture, the beam table
+    beside it and the full one below, the why panel), nothing sticks out of the window, every text
+    is >= 14 px, the pictures are shown at their pixel size (their text: >= 14 px at that size,
+    test_explorer.test_pictures_are_readable_at_100_dpi), no header or rule text is broken inside a
+    word and every list shows its whole choice; in each picture tab and each panel tab."""
+    pg = page
+    pg.set_viewport_size(size)
+    try:
+        problems = []
+        for figure in ("Data", "Rows \u00d7 rules", "Lineage", "MDL score"):
+            _tab(pg, ".turs-figures", figure)
+            pg.wait_for_function("() => Array.from(document.querySelectorAll('.turs-app')[0].querySelectorAll("
+                                 "'.turs-figures img')).some(i => i.getClientRects().length && i.naturalWidth > 0)",
+                                 timeout=30_000)
+            for panel in ("Beam", "Why", "Lineage", "Local test", "Rules"):
+                _tab(pg, ".turs-panels", panel)
+                pg.wait_for_timeout(150)
+                problems += _layout_problems(pg, f"{figure} / {panel}")
+                if panel == "Why":
+                    sw, cw = pg.evaluate(SCROLLS, ".turs-why")
+                    assert 0 < sw <= cw, ("why panel", sw, cw)
+            for sel in (".turs-figures", ".turs-main-table", ".turs-aux-table", ".turs-panels"):
+                sw, cw = pg.evaluate(SCROLLS, sel)
+                assert 0 < sw <= cw, (sel, sw, cw)
+        _tab(pg, ".turs-figures", "Data")
+        _tab(pg, ".turs-panels", "Beam")
+        for tab in ("Compare", "Edit rules", "Search"):  # the app's other tabs
+            _tab(pg, ".turs-tabs", tab)
+            pg.wait_for_timeout(500)
+            problems += _layout_problems(pg, tab)
+        assert problems == [], problems[:12]
+        pg.locator(".turs-status").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+        pg.wait_for_timeout(300)
+        _shot(pg, f"0_app_{size['width']}x{size['height']}")
+        pg.locator(".turs-main-table").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+        _shot(pg, f"0_beam_tables_{size['width']}x{size['height']}")
+    finally:
+        pg.set_viewport_size(VIEWPORT)
+
+
+def _where(pg) -> str:
+    return pg.evaluate("() => { const t = document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                       ".innerText; return t.match(/Rule search \\d+ of \\d+/)[0] + ', ' + "
+                       "t.match(/beam iteration \\d+ of \\d+/)[0]; }")
+
+
+def test_keys_step_without_the_mouse(page):
+    """The mouse never over the pictures: on load, the arrow keys, PageDown and Home step the
+    first explorer; after a click on the app (its status line, a tab) too; typed into a number
+    box or pressed on a list, they do not step."""
+    pg = page
+    pg.mouse.move(2, 2)  # nowhere near the pictures
+    pg.evaluate("() => document.activeElement && document.activeElement.blur()")
+    assert _where(pg) == "Rule search 1 of 3, beam iteration 1 of 8"
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                         ".innerText.includes('beam iteration 2 of 8')", timeout=30_000)
+    pg.keyboard.press("PageDown")
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                         ".innerText.includes('Rule search 2 of 3')", timeout=30_000)
+    assert _where(pg).endswith("beam iteration 1 of 5")
+    pg.keyboard.press("Home")
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                         ".innerText.includes('Rule search 1 of 3')", timeout=30_000)
+    assert _where(pg) == "Rule search 1 of 3, beam iteration 1 of 8"
+    # the second explorer on the page (the blockade from given rules) did not move
+    second = pg.locator(".turs-app").nth(1).locator(".turs-status").first.inner_text()
+    assert "Rule search 1 of" in second and "beam iteration 1 of" in second
+    # typing in a number box: the caret moves, the step does not
+    box = pg.locator(".turs-app").first.locator(".turs-max-rules input").first
+    box.click()
+    pg.keyboard.press("ArrowRight")
+    pg.keyboard.press("ArrowLeft")
+    pg.keyboard.press("End")
+    pg.wait_for_timeout(1500)
+    assert _where(pg) == "Rule search 1 of 3, beam iteration 1 of 8"
+    # a click on a panel's tab (which takes no focus) ends the typing: the keys step again
+    _tab(pg, ".turs-panels", "Why")
+    pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                         ".innerText.includes('beam iteration 2 of 8')", timeout=30_000)
+    # on a list, the arrows choose in the list
+    pg.locator(".turs-app").first.locator(".turs-selection select").first.focus()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_timeout(1500)
+    assert _where(pg).endswith("beam iteration 2 of 8")
+    # a click on the status line, then back to the first step for the next test
+    pg.locator(".turs-status").first.click()
+    pg.keyboard.press("ArrowLeft")
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                         ".innerText.includes('beam iteration 1 of 8')", timeout=30_000)
+    _tab(pg, ".turs-panels", "Beam")
+    _shot(pg, "0_keys")
 
 
 def test_rejected_growth_on_screen_with_both_sides(page):

@@ -2,24 +2,23 @@
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 
 import ipywidgets as W
-import numpy as np
 
-from . import _draw, _explain, _html, _render
-from ._data import DataView, cover_patterns, overlap_summary
+from . import _draw, _explain, _html, _keys
+from ._data import DataView
+from ._pictures import FIGURES, PicturesMixin
 from ._view import TraceView, resolve_trace
 
-#: Keys of :meth:`SearchExplorer.handle_key` (ipyevents ``key`` names) and what they do.
-KEYS = {"ArrowRight": "next beam iteration", "ArrowLeft": "previous beam iteration",
-        "PageDown": "next rule search", "PageUp": "previous rule search",
-        "Home": "first step", "End": "last step"}
-FIGURES = ("data", "coverage", "lineage", "mdl")  # the picture tabs, in order
 MAX_REJECTED_CHOICES = 12
+#: A control as wide as its box: 100% less its 2 px margins (100% would stick out, and scroll)
+FULL_WIDTH = "calc(100% - 4px)"
+#: The picture tabs' width: a picture at its pixel size (its text as large as the page's), the
+#: tab's padding and border around it
+FIGURE_TAB_PX = round(_draw.DATA_FIGSIZE[0] * _draw.DPI) + 2 * _html.TAB_PADDING_PX + 8
 
 
-class SearchExplorer(W.VBox):
+class SearchExplorer(PicturesMixin, W.VBox):
     """Step through the search trace of a fitted ``TURSClassifier`` and see why it chose its rules.
 
     ``SearchExplorer(model_or_trace, X=None, y=None)`` shows, for each rule search (Algorithm 3)
@@ -43,15 +42,17 @@ class SearchExplorer(W.VBox):
         At most this many rows are drawn (a fixed random sample, said on screen); every count
         uses all rows.
     keyboard : bool, default True
-        With the mouse over the pictures, the arrow keys step beam iterations and
-        PageUp/PageDown rule searches (``KEYS``; needs ipyevents, else a note says so).
+        The arrow keys step beam iterations, PageUp/PageDown rule searches, Home/End go to the
+        first and last step (``KEYS``), wherever the page has the focus except in a text box or
+        a list (``_keys``: a page-wide listener shown with the explorer, and, with the mouse over
+        the pictures, ipyevents).
 
     Python API (indices as in the trace: from 0)
     -------------------------------------------
     ``show(rule_index, iteration, selection)``, ``step_forward()``, ``step_back()``,
     ``handle_key(key)``, ``select(selection)``, ``rule_index``, ``iteration``, ``selected``
     (``("main"|"aux"|"rejected"|"rule"|"lineage", index)``), ``selected_candidate()``,
-    ``main_table()``, ``aux_table()``, ``rejected_table()`` (DataFrames), ``rule_boxes()``,
+    ``main_table()``, ``aux_table()`` (DataFrames), ``rule_boxes()``,
     ``candidate_box()``, ``current_boxes()``, ``covered_mask()``, ``coverage_patterns()``,
     ``ruleset_text()``, ``figure_titles`` (the title of each picture as last drawn),
     ``redraw_seconds`` (wall time of each redraw).
@@ -74,9 +75,7 @@ class SearchExplorer(W.VBox):
             raise ValueError("The search trace has no rule search; there is nothing to explore.")
         self.data = DataView(self.view, X) if self.view.has_data else None
         self.max_points = int(max_points)
-        self._cache: OrderedDict = OrderedDict()
-        self._cache_size = int(cache_size)
-        self._rule_covers = None
+        self._init_pictures(cache_size)
         self.redraw_seconds: list[float] = []
         self.figure_titles: dict = {}
         self._busy = False
@@ -119,7 +118,7 @@ class SearchExplorer(W.VBox):
                                     layout=W.Layout(width="290px"))
         self.y_feature = W.Dropdown(options=options, value=fy, description="y", style=narrow,
                                     layout=W.Layout(width="290px"))
-        self.candidate = W.Dropdown(options=[], description="selected", layout=W.Layout(width="100%"),
+        self.candidate = W.Dropdown(options=[], description="selected", layout=W.Layout(width=FULL_WIDTH),
                                     style={"description_width": "70px"})
         self.plot, self.coverage_plot = W.Image(format="png"), W.Image(format="png")
         self.lineage_plot, self.mdl_plot = W.Image(format="png"), W.Image(format="png")
@@ -142,14 +141,16 @@ class SearchExplorer(W.VBox):
         for cls, w in parts.items():
             w.add_class(cls)
         self.candidate.add_class("turs-selection")
+        self.main_html.add_class("turs-wide")  # as wide as the app, never wider (its columns wrap)
+        self.aux_html.add_class("turs-wide")
         self.plot.add_class("turs-scatter-plot")
         data_tab = W.VBox([W.HBox([self.x_feature, self.y_feature]), self.plot, self.draw_note])
         self.figures = W.Tab(children=[data_tab, self.coverage_plot, self.lineage_plot, self.mdl_plot],
                              titles=("Data", "Rows \u00d7 rules", "Lineage", "MDL score"),
-                             layout=W.Layout(width="606px", min_width="606px"))
+                             layout=W.Layout(width=f"{FIGURE_TAB_PX}px", min_width=f"{FIGURE_TAB_PX}px"))
         self.figures.add_class("turs-figures")
         self.local_order = W.Dropdown(options=list(_html.LOCAL_TEST_ORDERS), description="order by",
-                                      style={"description_width": "70px"}, layout=W.Layout(width="100%"))
+                                      style={"description_width": "70px"}, layout=W.Layout(width=FULL_WIDTH))
         self.local_order.add_class("turs-local-order")
         self.local_order.observe(self._on_feature, "value")
         local_tab = W.VBox([self.local_order, self.rejected_html])
@@ -160,12 +161,12 @@ class SearchExplorer(W.VBox):
                             layout=W.Layout(flex="1 1 320px", min_width="320px"))
         self.panels.add_class("turs-panels")
         self.keys_note = W.HTML()
-        self._events = None
+        self._events, self.key_buttons = None, W.Box(layout=W.Layout(display="none"))
         if keyboard:
-            self._events = _key_events(self.figures, self._on_key)
-            hint = ("keys (mouse over the pictures): \u2190 \u2192 beam iteration, PageUp / PageDown rule search"
-                    if self._events is not None else "keyboard stepping needs ipyevents (pip install ipyevents)")
-            self.keys_note.value = f"<span class='turs-note'>{hint}</span>"
+            self._events = _keys.key_events(self.figures, self._on_key)
+            self.key_buttons = _keys.key_buttons(self._on_key)
+            self.keys_note.value = ("<span class='turs-note'>keys: \u2190 \u2192 beam iteration, PageUp / PageDown "
+                                    "rule search, Home / End (not while typing in a box)</span>")
         accepted = len(v.accepted_before(v.n_searches)) - len(v.given)
         n_given = len(v.given)
         given = "" if not n_given else (f" The fit started from {n_given} given rule{'s' if n_given != 1 else ''} "
@@ -183,8 +184,10 @@ class SearchExplorer(W.VBox):
             W.HBox([self.figures, self.panels], layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
             self.main_html, self.aux_html,
             W.Accordion(children=[self.final_model], titles=("Final model (str(model))",)),
+            self.key_buttons,
         ]
         self.add_class("turs-explorer")
+        self.add_class(_keys.ROOT_CLASS)
         self.rule_step.observe(self._on_rule, "value")
         self.beam_step.observe(self._on_beam, "value")
         self.step.observe(self._on_step, "value")
@@ -244,7 +247,8 @@ class SearchExplorer(W.VBox):
             self.show(*self.view.steps[s - 1])
 
     def handle_key(self, key):
-        """What a key does (ipyevents sends ``{"key": ...}``): see :data:`KEYS`. Returns whether it was used."""
+        """What a key does (ipyevents sends ``{"key": ...}``): see :data:`turs.explorer._keys.KEYS`. Returns
+        whether it was used."""
         if isinstance(key, dict):
             key = key.get("key")
         v = self.view
@@ -275,6 +279,10 @@ class SearchExplorer(W.VBox):
     @_html.shows_errors("handling a key")
     def _on_key(self, key):
         self.handle_key(key)
+
+    def _ipython_display_(self, **kwargs):
+        """Shown with the page-wide key listener (``_keys.SCRIPT``)."""
+        _keys.display_with_keys(self)
 
     def _show_error(self, exc, doing: str = ""):
         """A callback's exception, shown in the status line and instead of the picture (never a
@@ -405,8 +413,6 @@ class SearchExplorer(W.VBox):
         cands = self.view.candidates(self._k, self._it, which)
         return cands[i] if i < len(cands) else None
 
-    _candidate_dict = selected_candidate
-
     def _selection_label(self) -> str:
         if self.selected is None:
             return ""
@@ -421,10 +427,6 @@ class SearchExplorer(W.VBox):
     def aux_table(self):
         """The auxiliary beam at the current step."""
         return self.view.table(self._k, self._it, "aux")
-
-    def rejected_table(self):
-        """The growths the main beam's local test rejected at the current step."""
-        return self.view.table(self._k, self._it, "rejected")
 
     def _boxes(self, literals) -> tuple:
         x, y = self.x_feature.value, self.y_feature.value
@@ -453,83 +455,9 @@ class SearchExplorer(W.VBox):
         c = self.selected_candidate()
         return None if c is None or not self.view.has_data else self.view.cover_mask(c["literals"])
 
-    def _covers_before(self, k: int) -> np.ndarray:
-        if self._rule_covers is None:
-            rules = self.view.accepted_before(self.view.n_searches)
-            self._rule_covers = np.stack([self.view.cover_mask(c["literals"]) for c in rules], axis=1) \
-                if rules else np.zeros((len(self.view.y_codes), 0), dtype=bool)
-        return self._rule_covers[:, :len(self.view.accepted_before(k))]
-
-    def coverage_patterns(self):
-        """The rows x rules view's groups (``_data.cover_patterns``): the rules before this search,
-        plus the selected candidate as the last column when it is not one of them. None without data."""
-        if not self.view.has_data:
-            return None
-        covers, _, _ = self._coverage_columns()
-        return cover_patterns(covers, self.view.y_codes, len(self.view.classes))
-
-    def _coverage_columns(self):
-        covers = self._covers_before(self._k)
-        labels = [f"R{i + 1}" for i in range(covers.shape[1])]
-        highlight = None
-        c = self.selected_candidate()
-        if c is not None and self.selected[0] == "rule":
-            highlight = self.selected[1]
-        elif c is not None:
-            covers = np.column_stack([covers, self.view.cover_mask(c["literals"])])
-            labels.append("sel")
-            highlight = len(labels) - 1
-        return covers, labels, highlight
-
     def ruleset_text(self) -> str:
         """The rule set before the current search, as the estimator prints it."""
         return self.view.ruleset_text(self._k)
-
-    # ------------------------------------------------------------------ drawing
-    def _cached(self, key, make):
-        if key in self._cache:
-            self._cache.move_to_end(key)
-            return self._cache[key]
-        value = make()
-        self._cache[key] = value
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-        return value
-
-    def _figure(self, kind: str):
-        """``(png, title)`` of one picture for the current state; cached by everything it draws."""
-        v, k, it = self.view, self._k, self._it
-        cand = self.selected_candidate()
-        sel_key = None if cand is None else (self.selected, tuple(map(tuple, cand["literals"])), cand.get("id"))
-        label = self._selection_label()
-        where = f"rule search {k + 1}, iteration {it + 1}"
-        if kind == "data":
-            x, y = self.x_feature.value, self.y_feature.value
-            title = f"{where}" + (f", {label}" if label else "")
-            if self.data is None:
-                return self._cached(("data", title, sel_key, x, y), lambda: (_render.nodata_png(title), title))
-            rules = [(f"R{i + 1}", c["literals"]) for i, c in enumerate(v.accepted_before(k))
-                     if self.selected != ("rule", i)]
-            sel = None if cand is None else (label, cand["literals"])
-            return self._cached(("data", title, sel_key, x, y), lambda: (_draw.png(_draw.data_figure(
-                self.data, x, y, rules, sel, max_points=self.max_points, title=title)), title))
-        if kind == "coverage":
-            if self.data is None:
-                return self._cached(("coverage", where), lambda: (_render.nodata_png(where), where))
-            covers, labels, highlight = self._coverage_columns()
-            summary = overlap_summary(covers)
-            title = (f"{where}: {summary['several']:,} rows in 2+ rules, {summary['none']:,} in none"
-                     + (f" (sel = {label})" if label and labels and labels[-1] == "sel" else ""))
-            return self._cached(("coverage", title, sel_key), lambda: (_draw.png(_draw.coverage_figure(
-                cover_patterns(covers, v.y_codes, len(v.classes)), labels, v.classes, highlight, title)), title))
-        if kind == "lineage":
-            title = f"rule search {k + 1}: how the chosen rule grew"
-            sel_id = cand.get("id") if cand is not None else None
-            return self._cached(("lineage", title, sel_id), lambda: (_draw.png(_draw.lineage_figure(
-                v.trace, k, sel_id, title)), title))
-        title = f"MDL score vs coverage: {where}"
-        point = cand if self.selected is not None and self.selected[0] in ("main", "aux", "rejected") else None
-        return self._cached(("mdl", title, sel_key), lambda: (_render.mdl_png(v, k, point, title), title))
 
     def _redraw(self):
         t0 = time.perf_counter()
@@ -579,23 +507,3 @@ class SearchExplorer(W.VBox):
         finally:
             self._busy = False
         self.redraw_seconds.append(time.perf_counter() - t0)
-
-    def draw_all(self):
-        """Draw every picture now (the tabs not shown are otherwise drawn when they are opened)."""
-        for kind in FIGURES:
-            png, title = self._figure(kind)
-            self.figure_titles[kind] = title
-            getattr(self, {"data": "plot", "coverage": "coverage_plot", "lineage": "lineage_plot",
-                           "mdl": "mdl_plot"}[kind]).value = png
-
-
-# ---------------------------------------------------------------------------- helpers
-def _key_events(source, handler):
-    """An ipyevents listener for key presses over ``source`` (None without ipyevents)."""
-    try:
-        from ipyevents import Event
-    except ImportError:  # pragma: no cover - ipyevents is in the explorer extra
-        return None
-    events = Event(source=source, watched_events=["keydown"], prevent_default_action=True)
-    events.on_dom_event(lambda event: handler(event.get("key")) if event.get("key") in KEYS else None)
-    return events

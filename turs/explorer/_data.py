@@ -189,18 +189,6 @@ class DataView:
         """The rule's region on the columns ``x``, ``y``: rectangles ``(x0, x1, y0, y1)``."""
         return [(x0, x1, y0, y1) for x0, x1 in self.spans(literals, x) for y0, y1 in self.spans(literals, y)]
 
-    def describe_region(self, literals, column: str) -> str:
-        """The rule on one column in words: ``"0.5 <= X1 < 2"``, ``"color in {red, blue}"``, or ``"any"``."""
-        if not self.restricts(literals, column):
-            return "any"
-        if self.is_categorical(column):
-            kept = [str(self.levels[column][i]) for i in self.allowed_levels(literals, column)]
-            return f"{column} in {{{', '.join(kept)}}}" if kept else f"{column}: no level"
-        low, high = self.interval(literals, column)
-        parts = ([f"{low:.4g} <="] if math.isfinite(low) else []) + [column] + \
-            ([f"< {high:.4g}"] if math.isfinite(high) else [])
-        return " ".join(parts)
-
     # ---------------------------------------------------------------- drawing
     def draw_rows(self, max_points: int) -> tuple[np.ndarray, str]:
         """Rows to draw (all, or a fixed seeded sample of ``max_points``) and the note to show."""

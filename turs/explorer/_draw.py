@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import io
+import textwrap
 
 import matplotlib
 
@@ -24,7 +25,7 @@ import numpy as np
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
-from matplotlib.patches import Rectangle
+from matplotlib.patches import Patch, Rectangle
 
 from .. import style
 from ._explain import conditions_text, iteration_of
@@ -32,7 +33,8 @@ from ._explain import conditions_text, iteration_of
 DPI = 100  # the explorer shows PNGs at their pixel size: 11 pt text is 15 px
 DATA_FIGSIZE = (5.9, 4.5)  # 590 px wide: the pictures and the explanations side by side at 1280 px
 COVERAGE_FIGSIZE = (5.9, 4.5)
-LINEAGE_FIGSIZE = (5.9, 4.8)
+LINEAGE_FIGSIZE = (5.9, 4.8)  # taller when the literals added on the path need more lines
+LINE_INCHES = 11 * 1.2 / 72  # a line of 11 pt text
 CLASS_COLORS = style.class_colors()
 MAX_PATTERNS = 10  # groups of the coverage picture; the rest are summed in one line
 MAX_REJECTED = 8  # rejected growths drawn per beam iteration in the lineage picture (the best ones)
@@ -67,8 +69,25 @@ def styled(draw):
     return wrapper
 
 
-def short(text: str, width: int) -> str:
-    return text if len(text) <= width else text[: width - 1] + "\u2026"
+def wrapped(text, width: int) -> str:
+    """``text`` on lines of at most ``width`` characters, broken between words only (a longer
+    word keeps its own line): nothing of it is cut off."""
+    return textwrap.fill(str(text), width, break_long_words=False, break_on_hyphens=False) or str(text)
+
+
+TITLE_WIDTH = 56  # characters on a title line of a 590 px picture (12 pt)
+TITLE_LINE = 0.045  # a title line's height, as a share of a 4.5 in figure
+
+
+def set_title(ax, title: str, width: int = TITLE_WIDTH) -> None:
+    """The axes' title, wrapped (:func:`wrapped`); the axes shrink from the top by one line for each
+    line past the first, so that the title stays inside the picture."""
+    text = wrapped(title, width)
+    extra = text.count("\n")
+    if extra:
+        x0, y0, w, h = ax.get_position().bounds
+        ax.set_position((x0, y0, w, h - TITLE_LINE * extra))
+    ax.set_title(text, loc="left")
 
 
 # ------------------------------------------------------------------------- labels
@@ -131,7 +150,7 @@ def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5
         out, inn = (yc == c) & ~covered, (yc == c) & covered
         ax.scatter(px[out], py[out], s=8, color=col, alpha=0.25, lw=0)
         ax.scatter(px[inn], py[inn], s=16, color=col, alpha=0.95, edgecolors="black", linewidths=0.3)
-        ax.scatter([], [], s=40, color=col, label=short(str(cls), 14))
+        ax.scatter([], [], s=40, color=col, label=wrapped(cls, 11))
     for column, lim in ((x, ax.set_xlim), (y, ax.set_ylim)):
         lo, hi = dv.axis_range(column)
         pad = (hi - lo) * 0.03 if hi > lo else 0.5
@@ -156,17 +175,18 @@ def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5
             items.insert(0, (label, rects[0], style.CANDIDATE))
     for column, axis, set_ticks in ((x, ax.xaxis, ax.set_xticks), (y, ax.yaxis, ax.set_yticks)):
         if dv.is_categorical(column):
-            levels = [short(str(v), 10) for v in dv.levels[column]]
+            levels = [wrapped(v, 10) for v in dv.levels[column]]
             set_ticks(range(len(levels)), levels)
             if axis is ax.xaxis and len(levels) > 4:
                 for t in ax.get_xticklabels():
                     t.set_rotation(30)
                     t.set_ha("right")
-    ax.set_xlabel(short(x, 40))
-    ax.set_ylabel(short(y, 30))
+    ax.set_xlabel(wrapped(x, 40))
+    ax.set_ylabel(wrapped(y, 30))
     if title:
-        ax.set_title(short(title, 60), loc="left")
-    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), title="class", frameon=False, handletextpad=0.2)
+        set_title(ax, title)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), title="class", frameon=False, handletextpad=0.2,
+              handlelength=1.0)
     notes = []
     left_out = place_labels(ax, items)
     if left_out:
@@ -174,7 +194,7 @@ def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5
     if unrestricted:
         notes.append("span everything: " + ", ".join(unrestricted))
     if selected is not None:
-        notes.insert(0, f"solid: rows {short(selected[0], 12)} covers")
+        notes.insert(0, f"solid: rows {selected[0]} covers")
     if notes:
         fig.text(0.77, 0.13, "\n".join(_wrap(n, 16) for n in notes), fontsize=11, va="bottom", ha="left",
                  color="#333333")
@@ -208,7 +228,19 @@ def coverage_figure(patterns, rule_labels, classes, highlight=None, title: str =
     K = max(len(used), 1)
     n_rows = len(shown) + (1 if len(rest) else 0)
     left_w = min(0.06 + 0.05 * K, 0.4)
-    top, bottom = 0.84, 0.16
+    # the title's lines, then the class legend, then the axes (a longer title pushes them down)
+    title = wrapped(title, TITLE_WIDTH + 6) if title else ""
+    legend_top = 0.93 - TITLE_LINE * title.count("\n")
+    handles = [Patch(color=CLASS_COLORS[c % len(CLASS_COLORS)], label=wrapped(name, 10)) for c, name in enumerate(classes)]
+    for ncol in range(min(4, len(handles)), 0, -1):  # as many columns as fit in the picture's width
+        legend = fig.legend(handles=handles, loc="upper left", bbox_to_anchor=(0.3 + left_w, legend_top),
+                            ncol=ncol, frameon=False, title=None, handlelength=1.0, columnspacing=0.8)
+        box = legend.get_window_extent(fig.canvas.get_renderer())
+        if box.x1 <= fig.bbox.width or ncol == 1:
+            break
+        legend.remove()
+    legend_h = box.height / fig.bbox.height
+    top, bottom = legend_top - legend_h - 0.02, 0.16
     ax_dots = fig.add_axes((0.03, bottom, left_w, top - bottom))
     ax_n = fig.add_axes((0.05 + left_w, bottom, 0.2, top - bottom), sharey=ax_dots)
     ax_p = fig.add_axes((0.3 + left_w, bottom, 0.52 - left_w, top - bottom), sharey=ax_dots)
@@ -237,14 +269,14 @@ def coverage_figure(patterns, rule_labels, classes, highlight=None, title: str =
     proba = np.array(shown["proba"].tolist(), dtype=float)
     for c in range(proba.shape[1]):
         p = np.nan_to_num(proba[:, c])
-        ax_p.barh(ys_shown, p, left=lefts, color=CLASS_COLORS[c % len(CLASS_COLORS)], height=0.7, lw=0,
-                  label=short(str(classes[c]), 10))
+        ax_p.barh(ys_shown, p, left=lefts, color=CLASS_COLORS[c % len(CLASS_COLORS)], height=0.7, lw=0)
         lefts += p
     for yv, pr in zip(ys_shown, proba):
         if np.isfinite(pr).any():
             best = int(np.nanargmax(pr))
-            ax_p.text(1.02, yv, f"{short(str(classes[best]), 6)}: {pr[best]:.2f}", va="center", ha="left",
-                      fontsize=11)
+            # the likeliest class's probability in its colour (the legend names the class)
+            ax_p.text(1.02, yv, f"{pr[best]:.2f}", va="center", ha="left", fontsize=11, fontweight="bold",
+                      color=CLASS_COLORS[best % len(CLASS_COLORS)])
     if len(rest):
         yv = ys[-1]
         ax_dots.text((len(used) - 1) / 2, yv, f"+{len(rest)} groups", ha="center", va="center", fontsize=11)
@@ -252,7 +284,7 @@ def coverage_figure(patterns, rule_labels, classes, highlight=None, title: str =
         ax_n.text(rest["n"].sum(), yv, f" {rest['n'].sum():,}", va="center", ha="left", fontsize=11)
     ax_dots.set_xlim(-0.6, K - 0.4)
     ax_dots.set_ylim(-0.6, n_rows - 0.4)
-    ax_dots.set_xticks(range(len(used)), [short(rule_labels[r], 5) for r in used], rotation=90 if K > 5 else 0)
+    ax_dots.set_xticks(range(len(used)), [rule_labels[r] for r in used], rotation=90 if K > 5 else 0)
     ax_dots.set_yticks([])
     ax_dots.set_xlabel("rules")
     for a in (ax_dots, ax_n, ax_p):
@@ -267,9 +299,7 @@ def coverage_figure(patterns, rule_labels, classes, highlight=None, title: str =
     ax_p.set_xticks([0, 1])
     ax_p.set_xlabel("union estimate")
     if title:
-        fig.text(0.03, 0.97, short(title, 66), fontsize=12, va="top", ha="left")
-    fig.legend(*ax_p.get_legend_handles_labels(), loc="upper left", bbox_to_anchor=(0.3 + left_w, 0.93), ncol=4,
-               frameon=False, title=None, handlelength=1.0, columnspacing=0.8)
+        fig.text(0.03, 0.97, title, fontsize=12, va="top", ha="left")
     return fig
 
 
@@ -279,10 +309,21 @@ def lineage_figure(trace, k: int, selected_id=None, title: str = "") -> Figure:
     """Search ``k``: each main-beam candidate by ``r`` at its iteration (grey), the growths the
     local test rejected (x), the chosen rule's path from the empty rule (thick, with the
     literal added at each step) and the selected candidate (ringed)."""
-    fig = _figure(LINEAGE_FIGSIZE)
-    ax = fig.add_axes((0.13, 0.4, 0.83, 0.53))
     s = trace.searches[k]
     by_id = trace.candidates(k) if s.get("empty_rule") else {}
+    steps = [c for c in [by_id.get(i) for i in s.get("lineage") or []][1:] if c is not None]
+    # the literals added on the path, whole (wrapped), in two columns past four: the picture grows
+    # downwards by what they need past the room below the legend
+    lines = [wrapped(f"{i + 1}: {c.get('added_condition') or conditions_text(c)}", 24) for i, c in enumerate(steps)]
+    half = (len(lines) + 1) // 2 if len(lines) > 4 else len(lines)
+    columns = [chunk for chunk in (lines[:half], lines[half:]) if chunk]
+    n_lines = max((sum(t.count("\n") + 1 for t in chunk) for chunk in columns), default=0)
+    width, height = LINEAGE_FIGSIZE
+    below = 0.19 * height  # inches under the literals' heading
+    extra = max(0.0, n_lines * LINE_INCHES + 0.1 - below)
+    fig = _figure((width, height + extra))
+    H = height + extra
+    ax = fig.add_axes((0.13, (0.4 * height + extra) / H, 0.83, 0.53 * height / H))
     pos = {}
     edges = []
     rejected_labelled = False
@@ -302,8 +343,6 @@ def lineage_figure(trace, k: int, selected_id=None, title: str = "") -> Figure:
             if parent is not None and parent.get("id") in pos and c.get("id") in pos:
                 edges.append([pos[parent["id"]], pos[c["id"]]])
     ax.add_collection(LineCollection(edges, colors="#cccccc", linewidths=0.8, zorder=1))
-    lineage = [by_id.get(i) for i in s.get("lineage") or []]
-    steps = [c for c in lineage[1:] if c is not None]
     path = [(0, 0.0)] + [pos.get(c.get("id"), (_iter_x(c), c.get("r") or 0.0)) for c in steps]
     if len(path) > 1:
         xs, ys = zip(*path)
@@ -312,14 +351,11 @@ def lineage_figure(trace, k: int, selected_id=None, title: str = "") -> Figure:
         for i, (xv, yv) in enumerate(path[1:]):
             ax.annotate(str(i + 1), (xv, yv), textcoords="offset points", xytext=(0, 9), ha="center",
                         fontsize=11, fontweight="bold", color=PATH_COLOR, zorder=6)
-        lines = [f"{i + 1}: {short(c.get('added_condition') or conditions_text(c), 24)}" for i, c in enumerate(steps)]
-        half = (len(lines) + 1) // 2 if len(lines) > 4 else len(lines)
-        for col, chunk in enumerate((lines[:half], lines[half:])):
-            if chunk:
-                fig.text(0.52 + 0.25 * col, 0.19, "\n".join(chunk), va="top", ha="left", fontsize=11,
-                         color=PATH_COLOR)
-        fig.text(0.52, 0.2, "literals added on the path", va="bottom", ha="left", fontsize=11, color=PATH_COLOR,
-                 fontweight="bold")
+        for col, chunk in enumerate(columns):
+            fig.text(0.52 + 0.25 * col, (below + extra) / H, "\n".join(chunk), va="top", ha="left", fontsize=11,
+                     color=PATH_COLOR)
+        fig.text(0.52, (below + extra) / H + 0.01, "literals added on the path", va="bottom", ha="left", fontsize=11,
+                 color=PATH_COLOR, fontweight="bold")
     ax.scatter([0], [0], s=60, color="#333333", zorder=5)
     ax.annotate("empty\nrule", (0, 0), textcoords="offset points", xytext=(0, -12), ha="center", va="top",
                 fontsize=11)
@@ -346,7 +382,7 @@ def lineage_figure(trace, k: int, selected_id=None, title: str = "") -> Figure:
     ax.legend(loc="upper left", bbox_to_anchor=(-0.14, -0.2), ncol=1, fontsize=11, frameon=False,
               handletextpad=0.3, borderaxespad=0.0, labelspacing=0.25)
     if title:
-        ax.set_title(short(title, 60), loc="left")
+        set_title(ax, title)
     return fig
 
 

@@ -99,12 +99,12 @@ class RuleEditor(W.VBox):
                              "rule set below and scored exactly.</div>")
         self.rules_html = W.HTML()
         self.choice = W.Dropdown(options=[], description="rule", style={"description_width": "40px"},
-                                 layout=L(width="100%"))
+                                 layout=L(width="calc(100% - 4px)"))  # 100% less its margins
         self.remove_button = W.Button(description="Remove this rule", layout=L(width="48%"))
         self.reset_button = W.Button(description="Reset", layout=L(width="48%"),
                                      tooltip="back to the fitted rules")
         self.continue_button = W.Button(description="Continue the search from these rules", button_style="success",
-                                        layout=L(width="100%"), tooltip="fit(initial_rules=...) in the worker")
+                                        layout=L(width="calc(100% - 4px)"), tooltip="fit(initial_rules=...) in the worker")
         self.x_feature = W.Dropdown(description="x", style={"description_width": "18px"}, layout=L(width="290px"))
         self.y_feature = W.Dropdown(description="y", style={"description_width": "18px"}, layout=L(width="290px"))
         self.plot = W.Image(format="png")

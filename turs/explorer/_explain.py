@@ -85,11 +85,6 @@ def lineage_rows(trace, k: int) -> list[dict]:
     return rows
 
 
-def lineage_ids(trace, k: int) -> set:
-    """The ids on the chosen rule's lineage (empty set without a lineage)."""
-    return set(trace.searches[k].get("lineage") or [])
-
-
 # --------------------------------------------------------------------------- why
 def why_rule(search: dict) -> dict:
     """The chosen rule against the runner-up: ``parts`` (rows of part, chosen, runner-up, both

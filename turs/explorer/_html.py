@@ -10,11 +10,13 @@ import functools
 import html
 import logging
 import math
+import re
 
 from .. import style
 from . import _explain
 
 FONT_PX = 15
+TAB_PADDING_PX = 6  # inside the tabs (ipywidgets: 15 px): the width goes to the picture and the tables
 #: The selected row's outline: the candidate colour of the pictures (``turs.style.CANDIDATE``).
 SELECTED = style.CANDIDATE
 
@@ -27,9 +29,17 @@ CSS = f"""
 .turs-explorer input, .turs-app .p-TabBar-tab, .turs-app .lm-TabBar-tab, .turs-explorer .lm-TabBar-tab
   {{font-size: {FONT_PX}px !important;}}
 .turs-explorer .lm-TabBar-tab, .turs-app .lm-TabBar-tab {{min-width: 0; flex: 0 1 auto; padding: 0 10px;}}
+.turs-app .turs-tabs > .widget-tab-contents, .turs-explorer .turs-figures > .widget-tab-contents,
+.turs-explorer .turs-panels > .widget-tab-contents {{padding: {TAB_PADDING_PX}px;}}
+.turs-explorer img.widget-image {{align-self: flex-start; flex: none; width: auto; max-width: none;}}
+.turs-explorer .turs-wide, .turs-explorer .turs-wide .widget-html-content {{min-width: 0; max-width: 100%;}}
+.turs-side .widget-inline-hbox, .turs-side .widget-hbox, .turs-side .jupyter-button {{max-width: calc(100% - 4px);}}
 .turs-explorer table.turs-table {{border-collapse: collapse; font-size: {FONT_PX - 1}px;}}
 .turs-explorer table.turs-table th, .turs-explorer table.turs-table td {{
   border-bottom: 1px solid #ddd; padding: 2px 6px; text-align: right; white-space: nowrap;}}
+.turs-explorer table.turs-table th {{white-space: normal; vertical-align: bottom; line-height: 1.25;}}
+.turs-explorer .turs-nowrap {{white-space: nowrap;}}
+.turs-explorer table.turs-table td.turs-counts {{white-space: normal;}}
 .turs-explorer table.turs-table td.turs-cond {{text-align: left; white-space: normal; min-width: 180px;
   max-width: 420px;}}
 .turs-explorer table.turs-table tr.turs-chosen td {{background: #fff3c4;}}
@@ -38,15 +48,15 @@ CSS = f"""
 .turs-explorer table.turs-table tr.turs-selected td:last-child {{border-right: 3px solid {SELECTED};}}
 .turs-explorer table.turs-table caption {{text-align: left; font-weight: bold; padding: 4px 0;}}
 .turs-explorer .turs-scroll {{overflow-x: auto; max-width: 100%;}}
-.turs-explorer pre.turs-pre {{font-size: {FONT_PX - 1}px; margin: 0; white-space: pre-wrap;
-  font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace;}}
+.turs-explorer pre.turs-pre {{font-size: {FONT_PX - 1}px; margin: 0; white-space: pre-wrap; line-height: 1.35;
+  word-break: normal; overflow-wrap: break-word; font-family: 'DejaVu Sans Mono', 'Liberation Mono', monospace;}}
 .turs-explorer .turs-fail {{color: #b35900; font-weight: bold;}}
 .turs-explorer .turs-pass {{color: #0072B2;}}
-.turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px;}}
+.turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px; line-height: 1.35;}}
 .turs-explorer .turs-panel {{line-height: 1.4; white-space: normal; overflow-wrap: break-word;}}
-.turs-explorer .turs-panels .widget-html, .turs-explorer .turs-panels .widget-html-content {{width: 100%;}}
+.turs-explorer .turs-panels .widget-html {{width: calc(100% - 4px);}}
+.turs-explorer .turs-panels .widget-html-content {{width: 100%;}}
 .turs-explorer .turs-panel table.turs-table td.turs-cond {{min-width: 120px;}}
-.turs-explorer .turs-panel table.turs-table th {{white-space: normal; vertical-align: bottom; overflow-wrap: normal;}}
 .turs-explorer .turs-panel table.turs-table td {{padding: 2px 4px;}}
 .turs-explorer .turs-panel p {{margin: 4px 0 8px 0;}}
 .turs-explorer table.turs-fit-table {{width: 100%; table-layout: fixed;}}
@@ -136,6 +146,14 @@ def fmt(v, spec="{:.3g}"):
 #: The beam table beside the picture (the panel is about 330 px wide at 1280 px): the columns a
 #: step is read by; the full table is below
 COMPACT = ("#", "conditions", "coverage", "r (Eq. 3.21)", "local test")  # the chosen one: a star in "#"
+#: The compact table's short headers (the full one is the header's tooltip)
+COMPACT_HEADS = {"coverage": "rows", "r (Eq. 3.21)": "r", "local test": "test"}
+
+
+def header_html(text: str) -> str:
+    """A column header that wraps between words but never inside a bracket: "r (Eq. 3.21)" wraps
+    to "r" over "(Eq. 3.21)" (the header's text stays the same)."""
+    return re.sub(r"\((.*?)\)", lambda m: f"<span class='turs-nowrap'>({m.group(1)})</span>", esc(text))
 
 
 def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> str:
@@ -144,8 +162,8 @@ def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> 
     df = view.table(k, it, which)
     columns = [c for c in COLUMNS if c[0] in COMPACT] if compact else COLUMNS
     bucket_key, test_key = ("aux_bucket", "aux_local_test") if which == "aux" else ("bucket", "local_test")
-    short_head = {"r (Eq. 3.21)": "r", "local test": "test"} if compact else {}
-    head = "".join(f"<th>{esc(short_head.get(h, h))}</th>" for h, _, _ in columns)
+    short_head = COMPACT_HEADS if compact else {}
+    head = "".join(f"<th title='{esc(h)}'>{header_html(short_head.get(h, h))}</th>" for h, _, _ in columns)
     rows = []
     for i, row in enumerate(df.itertuples(index=False)):
         r = row._asdict()
@@ -163,7 +181,7 @@ def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> 
             elif key == "chosen":
                 cells.append(f"<td>{'&#9733; chosen' if r['chosen'] else ''}</td>")
             elif key == "class_counts":
-                cells.append(f"<td>{esc(', '.join(str(x) for x in r['class_counts']))}</td>")
+                cells.append(f"<td class='turs-counts'>{esc(', '.join(str(x) for x in r['class_counts']))}</td>")
             else:
                 cells.append(f"<td>{fmt(r[key], spec)}</td>")
         classes = (["turs-chosen"] if r["chosen"] else []) + (["turs-selected"] if selected == (which, i) else [])

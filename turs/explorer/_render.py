@@ -8,7 +8,7 @@ and lineage pictures are in ``_draw``; both use the project's style (``turs.styl
 from __future__ import annotations
 
 from .. import style
-from ._draw import _figure, png, short, styled
+from ._draw import _figure, png, set_title, styled
 
 FIGSIZE = (5.9, 4.5)
 DPI = 100
@@ -48,7 +48,7 @@ def mdl_png(view, k: int, candidate: dict | None, title: str = "") -> bytes:
                 ms=8, label="selected, if added")
     ax.set_xlabel("rows covered by the rule set")
     ax.set_ylabel("MDL score (bits)")
-    ax.set_title(short(title or f"MDL score vs coverage, rule search {k + 1}", 58), loc="left")
+    set_title(ax, title or f"MDL score vs coverage, rule search {k + 1}")
     ax.legend(loc="best", framealpha=0.9)
     ax.grid(alpha=0.3)
     return png(fig)
@@ -60,7 +60,7 @@ def nodata_png(title: str) -> bytes:
     fig = _figure(FIGSIZE)
     ax = fig.add_axes((0.05, 0.05, 0.9, 0.82))
     ax.set_axis_off()
-    ax.set_title(short(title, 58), loc="left")
+    set_title(ax, title)
     ax.text(0.5, 0.5, "pass X and y to the explorer\nto see the data", ha="center", va="center",
             transform=ax.transAxes, color="#666666", fontsize=14)
     return png(fig)

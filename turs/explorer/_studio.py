@@ -21,7 +21,7 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
-from . import _html
+from . import _html, _keys
 from ._app import SearchExplorer
 from ._edit import RuleEditor
 from ._fit import FitJob
@@ -219,10 +219,11 @@ class Explorer(W.HBox):
         L = W.Layout
         wide = {"description_width": "100px"}
         names = available_datasets()
-        self.dataset = W.Dropdown(options=names, description="dataset", style=wide, layout=L(width="100%"))
+        # no description: the whole width of the side panel shows the dataset's name
+        self.dataset = W.Dropdown(options=names, layout=L(width="100%"), tooltip="dataset")
         self.upload = W.FileUpload(accept=".csv", multiple=False, description="CSV\u2026", layout=L(width="110px"))
         self.label_column = W.Dropdown(options=[], description="label", style={"description_width": "50px"},
-                                       layout=L(width="150px"))
+                                       layout=L(width="140px"))
         self.use_csv = W.Button(description="use CSV", layout=L(width="100%"), disabled=True,
                                 tooltip="fit the uploaded file (on once a file is read)")
         self.csv_text = W.HTML("")
@@ -259,13 +260,14 @@ class Explorer(W.HBox):
                                                                self.compare_html]), self.editor],
                           titles=("Search", "Compare", "Edit rules"), layout=L(flex="1 1 auto", min_width="0"))
         side = W.VBox([
-            W.HTML(_html.CSS + "<b>Data</b>"), self.dataset, W.HBox([self.upload, self.label_column]), self.use_csv,
+            W.HTML(_html.CSS + "<b>Data</b> (dataset)"), self.dataset, W.HBox([self.upload, self.label_column]), self.use_csv,
             self.csv_text, self.data_text, W.HTML("<b>Settings</b>"), self.beam_width, self.use_patience,
             self.use_local_test,
             self.use_auxiliary_beam, self.search, self.model_encoding, self.max_rules,
             W.HBox([self.refit_button, self.cancel_button]), self.progress, self.progress_text, self.rule_box,
         ], layout=L(width="262px", min_width="262px"))
         side.add_class("turs-explorer")
+        side.add_class("turs-side")
         self.children = [side, self.tabs]
         self.add_class("turs-app")
         for name, w in {"turs-dataset": self.dataset, "turs-upload": self.upload, "turs-label": self.label_column,
@@ -286,6 +288,10 @@ class Explorer(W.HBox):
         self.compare_a.observe(self._on_compare, "value")
         self.compare_b.observe(self._on_compare, "value")
         self.rule_box.on_click(lambda _: setattr(self.tabs, "selected_index", 2))
+
+    def _ipython_display_(self, **kwargs):
+        """Shown with the page-wide key listener of the search explorer (``_keys.SCRIPT``)."""
+        _keys.display_with_keys(self)
 
     def settings(self) -> dict:
         """The ``TURSClassifier`` parameters the controls show."""

@@ -229,13 +229,6 @@ class TraceView:
         """Encoded column indices that are numeric (not one-hot / 0-1)."""
         return [j for j, k in enumerate(self._kinds) if k == "numeric"]
 
-    def default_features(self) -> tuple[int, int]:
-        """The first two numeric encoded columns (else the first two columns)."""
-        cols = self.numeric_columns + [j for j in range(len(self.feature_names)) if j not in self.numeric_columns]
-        if len(cols) == 1:
-            return cols[0], cols[0]
-        return cols[0], cols[1]
-
     # ------------------------------------------------------------------ steps
     @property
     def n_searches(self) -> int:
