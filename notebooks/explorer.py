@@ -25,7 +25,7 @@
 # On the left: a dataset (the bundled ones, a categorical demo, the thesis datasets found under
 # `TURS_DATA_DIR`) or your own CSV, and the settings a class discusses. **Re-fit** runs in a worker
 # process (the page stays responsive; **Cancel** stops it); **Compare** shows any two fits side by
-# side. Keys, with the mouse over the pictures: ← → beam iteration, PageUp / PageDown rule search.
+# side. Keys (anywhere on the page but a text box): ← → beam iteration, PageUp / PageDown rule search.
 #
 # Serve it with `make explorer` (Voila), or run it in JupyterLab. From Python:
 # `from turs.explorer import explore; explore(X, y, beam_width=5)`.
@@ -48,10 +48,10 @@ display(HTML("<div class='turs-wait-note' style='font-size:15px; padding:8px; ba
 # ## Step through a search
 #
 # The page opens on `sim-overlap-blockade` (two columns, so the picture shows everything): its
-# first rule search takes 8 beam iterations, 17 in all. Press **next ▶** (or → with the mouse over
-# the pictures): the main beam grows, the Data picture outlines the selected candidate on its
-# columns, **Why** says why the search chose its rule, **Local test** lists the growths the test
-# kept out of the beam with both sides in bits.
+# first rule search takes 8 beam iterations, 17 in all. Press **next ▶** (or →): the main beam
+# grows, the Data picture outlines the selected candidate on its columns, **Why** says why the
+# search chose its rule, **Local test** lists the growths the test kept out of the beam with both
+# sides in bits.
 #
 # ## The local test (thesis §3.6.7, Table 3.6)
 #
