@@ -42,7 +42,7 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench bench-scale clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
+.PHONY: help install test reproduce bench bench-scale bench-cold-start clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
 
 help:
 	@echo "make targets:"
@@ -53,6 +53,7 @@ help:
 	@echo "  build/notebooks/X.ipynb  execute notebooks/X.py"
 	@echo "  bench              speed benchmark"
 	@echo "  bench-scale        scaling benchmark (noisy 10k-1M rows, the large datasets; figures/scaling.*)"
+	@echo "  bench-cold-start   a new user's first fit on an empty compile cache (iris, noisy 20k; about 10 minutes)"
 	@echo "  experiments        run the benchmark (PROFILE, ALGORITHMS=$(ALGORITHMS)) into RESULTS=$(RESULTS); resumable"
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
 	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
@@ -164,6 +165,9 @@ bench: $(STAMP)
 
 bench-scale: $(STAMP)
 	$(PY) tools/bench_speed.py --scaling-only $(BENCH_ARGS)
+
+bench-cold-start: $(INSTALLED)
+	$(PY) tools/bench_cold_start.py $(BENCH_ARGS)
 
 clean:
 	rm -rf build
