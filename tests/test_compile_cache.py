@@ -115,7 +115,7 @@ def test_the_package_and_the_makefile_use_one_cache_folder(tmp_path):
     makefile = (ROOT / "Makefile").read_text()
     assert "NUMBA_CACHE_DIR ?= $(ROOT)/build/numba_cache" in makefile
     assert _cache.checkout_cache_dir() == str(ROOT / "build" / "numba_cache")
-    probe = ("import turs._core.kernels as k; "
+    probe = ("import turs._core.overlap_groups as k; "
              "print(k._group_subsets._cache._impl.locator.get_cache_path())")
     env = {key: v for key, v in os.environ.items() if key != "NUMBA_CACHE_DIR"}
     unset = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,

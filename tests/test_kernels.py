@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 
 import naive
-from turs._core.kernels import _grow_candidates, _rows_in_interval
+from turs._core.growth import _grow_candidates
+from turs._core.literal_cover import _rows_in_interval
 from turs.mdl import overlap_groups
 
 # _finish_growths' last four arguments: scan for the refinement tables and the later K_values
@@ -74,7 +75,7 @@ def test_union_counts_by_rows_equal_the_covers(seed, mode):
     group's rules, counted directly from the covers; the growth kernel itself is checked against
     the naive twin above whichever build it picks (with seeds 3 and 7 it picks the per-bin build
     for some features, the per-row one for the others)."""
-    from turs._core.kernels import _union_by_rows
+    from turs._core.union_counts import _union_by_rows
 
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=200, K=4 + seed % 3)
     group, masks = overlap_groups(covers)
@@ -101,7 +102,7 @@ def test_bucket_winners_first_cover_equal_naive(seed):
     never replaces it, even with a higher score; another one does on a strictly higher score.
     Feature 1 repeats feature 0, so every cover on feature 0 comes again, scored higher. The
     winners come in bucket order (the turs2 policy's proposal order)."""
-    from turs._core.kernels import _best_per_bucket, _bucket_winners_first_cover
+    from turs._core.diverse_patience import _best_per_bucket, _bucket_winners_first_cover
 
     rng, bins, y, rows, lo, hi, n_bins, C, _ = _problem(seed, n=80, d=3)
     bins[1] = bins[0]
@@ -151,7 +152,7 @@ def test_small_kernels_equal_naive(seed):
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("absolute", [False, True])
 def test_score_candidates_equals_naive(seed, absolute):
-    from turs._core.kernels import _score_candidates
+    from turs._core.candidate_score import _score_candidates
     from turs._core.regret import log2_regret_table
 
     rng = np.random.default_rng(seed)
@@ -190,7 +191,7 @@ def test_score_candidates_equals_naive(seed, absolute):
 @pytest.mark.parametrize("seed", range(6))
 def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
     """L(S') of every refinement from the kernel == turs.mdl.rule_model_bits of the refined rule."""
-    from turs._core.kernels import _refinement_model_bits
+    from turs._core.refinement import _refinement_model_bits
     from turs.mdl import rule_header_bits, rule_model_bits
 
     rng = np.random.default_rng(seed)
@@ -242,8 +243,8 @@ def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
 def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     """The prange variant gives the serial results, and has its own numba cache entry
     (same-named variants share one, and the parallel one then silently runs serial code)."""
-    from turs._core.growth_kernel import _grow_chunk_parallel, _grow_chunk_serial
-    from turs._core.kernels import _grow_candidates_parallel, _grow_candidates_serial
+    from turs._core.growth import (_grow_candidates_parallel, _grow_candidates_serial, _grow_chunk_parallel,
+                                   _grow_chunk_serial)
 
     assert _grow_chunk_parallel.py_func.__qualname__ != _grow_chunk_serial.py_func.__qualname__
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(3, n=2000, d=6, K=5)
@@ -281,7 +282,7 @@ import importlib, pkgutil
 import numpy as np, pandas as pd
 from numba.core.registry import CPUDispatcher
 import turs
-import turs._core.growth_kernel as gk
+import turs._core.growth as gk
 import turs.search.scoring as scoring
 turs.warmup()
 mods = [importlib.import_module(m.name) for m in pkgutil.walk_packages(turs._core.__path__, "turs._core.")]
@@ -311,7 +312,7 @@ print({k: (before.get(k), v) for k, v in after.items() if v != before.get(k)})
 @pytest.mark.parametrize("seed", range(6))
 def test_group_bookkeeping_kernels_equal_naive(seed):
     """_localize_groups, _local_subsets and _local_neighbours against their numpy twins."""
-    from turs._core.kernels import _local_neighbours, _local_subsets, _localize_groups
+    from turs._core.overlap_groups import _local_neighbours, _local_subsets, _localize_groups
 
     rng = np.random.default_rng(seed)
     n, G = 200, 12
@@ -343,14 +344,15 @@ def test_kernel_cache_is_stamped_with_every_kernel_source(tmp_path):
     """Every cached kernel is stamped with the hash of all of turs/_core's sources, so a change
     to a callee's file recompiles its callers in other files (numba alone stamps a function
     with its own file: ``_score_base`` would keep an old growth kernel compiled in)."""
-    import turs._core.base_call as base_call
-    import turs._core.growth_kernel as gk
-    import turs._core.kernels as kernels
+    import turs._core.candidate_score as candidate_score
+    import turs._core.growth as gk
+    import turs._core.score_base as score_base
     from turs._core import _cache
 
-    if not hasattr(base_call._score_base._cache, "_impl"):
+    if not hasattr(score_base._score_base._cache, "_impl"):
         pytest.skip("numba's on-disk cache is off (TURS_NUMBA_CACHE=0)")
-    for kernel in (base_call._score_base, gk._grow_chunk_serial, gk._grow_chunk_parallel, kernels._finish_growths):
+    for kernel in (score_base._score_base, gk._grow_chunk_serial, gk._grow_chunk_parallel,
+                   candidate_score._finish_growths):
         locator = kernel._cache._impl._locator
         assert type(locator).__name__.startswith("TursSources"), type(locator)
         assert locator.get_source_stamp() == _cache.sources_stamp()
@@ -365,16 +367,16 @@ def test_kernel_cache_is_stamped_with_every_kernel_source(tmp_path):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_rows_by_group_is_a_stable_sort_of_a_group_range(seed):
-    """_rows_by_group (the growth kernel's rows group by group) against numpy's stable argsort,
+def test_group_row_lists_is_a_stable_sort_of_a_group_range(seed):
+    """_group_row_lists (the growth kernel's rows group by group) against numpy's stable argsort,
     on a range of the groups as a call over part of them has it."""
-    from turs._core.growth_kernel import _rows_by_group
+    from turs._core.overlap_groups import _group_row_lists
 
     rng = np.random.default_rng(seed)
     G = 9
     gl = np.where(rng.random(300) < 0.2, -1, rng.integers(0, G, 300)).astype(np.int64)
     for g0, g1 in [(0, G), (2, 7), (8, 9), (3, 3)]:
-        ptr, idx = _rows_by_group(gl, g0, g1 - g0)
+        ptr, idx = _group_row_lists(gl, g0, g1 - g0)
         inside = np.flatnonzero((gl >= g0) & (gl < g1))
         np.testing.assert_array_equal(idx, inside[np.argsort(gl[inside], kind="stable")])
         np.testing.assert_array_equal(np.diff(ptr), np.bincount(gl[inside] - g0, minlength=g1 - g0))
@@ -383,7 +385,7 @@ def test_rows_by_group_is_a_stable_sort_of_a_group_range(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_best_per_bucket_equals_naive(seed):
     """Patience selection with ties, -inf, nan and ineligible candidates."""
-    from turs._core.kernels import _best_per_bucket
+    from turs._core.diverse_patience import _best_per_bucket
 
     rng = np.random.default_rng(seed)
     m, W = 80, 10
@@ -403,7 +405,8 @@ def test_best_per_bucket_equals_naive(seed):
 def test_finish_growths_equals_naive(seed, turs2, split_code):
     """Compaction, L(S') of new and refined literals, scores and buckets of one base rule;
     the local test with the thesis' ``L_split`` or the authors' (per-column bits + a constant)."""
-    from turs._core.kernels import _finish_growths, _refinement_model_bits
+    from turs._core.candidate_score import _finish_growths
+    from turs._core.refinement import _refinement_model_bits
     from turs._core.regret import log2_regret_table
 
     rng, bins, y, _, lo, hi, n_bins, C, covers = _problem(seed, n=150, d=5)
@@ -469,7 +472,8 @@ def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
     itself stay exact. The base's first literal is lower- or upper-bounded, its second the
     other way, so every case occurs: a tighter bound, an upper bound joining a lower one, and a
     lower bound joining an upper one before the last literal and as the last one."""
-    from turs._core.kernels import _finish_growths, _refinement_model_bits, _value_op_bits
+    from turs._core.candidate_score import _finish_growths
+    from turs._core.refinement import _refinement_model_bits, _value_op_bits
     from turs._core.regret import log2_regret_table
 
     rng, bins, y, _, lo, hi, n_bins, C, _ = _problem(seed, n=150, d=4)
@@ -530,7 +534,7 @@ def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
 @pytest.mark.parametrize("K, G, seed", [(5, 8, 0), (30, 80, 1), (63, 200, 2), (70, 120, 3)])
 def test_group_subsets_equals_naive(K, G, seed):
     """Subsets of up to 12 of K rules (K up to 70) are numbered as the dict twin numbers them."""
-    from turs._core.kernels import _group_subsets
+    from turs._core.overlap_groups import _group_subsets
 
     rng = np.random.default_rng(seed)
     masks = rng.random((G, K)) < 4.0 / K
@@ -595,12 +599,11 @@ def test_row_bitmaps_select_the_rows_and_bin_extremes_of_numpy_masks(n):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_rows_by_group_is_its_numpy_twin(seed):
-    """``_rows_by_group`` (a new rule's rows by the overlap groups they fall in) against
+def test_split_cover_by_group_is_its_numpy_twin(seed):
+    """``_split_cover_by_group`` (a new rule's rows by the overlap groups they fall in) against
     ``_localize_groups`` and numpy's gathers and bincounts: the same groups in the same order,
     rows, local ids, classes and counts (rows outside M, and groups no row meets, included)."""
-    from turs._core.groups import _rows_by_group
-    from turs._core.kernels import _localize_groups
+    from turs._core.overlap_groups import _localize_groups, _split_cover_by_group
 
     rng = np.random.default_rng(seed)
     n, G, C = 3000, 40, 3
@@ -608,7 +611,7 @@ def test_rows_by_group_is_its_numpy_twin(seed):
     group_of[group_of == 7] = -1  # a group no row is in
     y = rng.integers(0, C, size=n)
     rows = np.sort(rng.choice(n, size=900, replace=False))
-    present, inside, local, y_inside, in_rule, rule_counts = _rows_by_group(group_of, y, rows, G, C)
+    present, inside, local, y_inside, in_rule, rule_counts = _split_cover_by_group(group_of, y, rows, G, C)
     want_present, group_local = _localize_groups(group_of, rows, G)
     want_inside = group_local >= 0
     assert np.array_equal(present, want_present) and 7 not in present
@@ -625,7 +628,7 @@ def test_local_tests_at_cut_equal_each_side_alone(seed):
     """The growth kernel's local tests for both sides of a cut point at once
     (``_local_tests_at_cut``) give each side what ``_passes_a_local_test`` gives it alone, for
     every choice of sides to test; the draws pass by Eq. 3.22, by Eq. 3.25 only, and fail both."""
-    from turs._core.growth_kernel import _local_tests_at_cut, _nll_int, _passes_a_local_test
+    from turs._core.local_test import _local_tests_at_cut, _nll_int, _passes_a_local_test
 
     rng = np.random.default_rng(seed)
     C, n = 4, 400
@@ -664,7 +667,7 @@ def test_growth_kernel_marks_the_slots_that_pass_a_local_test(seed):
     """With ``local_tests``, the growth kernel marks exactly the valid slots that
     ``_passes_a_local_test`` passes one at a time: with the base's own class counts (both sides of a
     cut tested at once) and with counts that are not its rows' (each slot alone)."""
-    from turs._core.growth_kernel import _nll_int, _passes_a_local_test
+    from turs._core.local_test import _nll_int, _passes_a_local_test
 
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=300, K=3 + seed % 3)
     group, masks = overlap_groups(covers)

@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 import naive
-from turs._core import growth_kernel as gk
-from turs._core.groups import _local_rule_lists, _shared_rule_pairs
+from turs._core import growth as gk
+from turs._core.overlap_groups import _local_rule_lists, _shared_rule_pairs
+from turs._core.union_counts import _union_by_bits
 from turs.mdl import overlap_groups
 
 PATHS = {"rows": gk.PATH_ROWS, "bins": gk.PATH_BINS, "bits": gk.PATH_BITS}
@@ -96,7 +97,7 @@ def _assert_union_by_bits_counts_the_covers(bins, y, rows, n_bins, C, covers, bu
         bucket = buckets(int(n_bins[f]))
         nk = int(bucket.max()) + 1
         got = np.zeros((len(present), nk + 1, C), dtype=np.int64)
-        gk._union_by_bits(got, bins[f], bucket, y, rows, gl, np.flatnonzero(gl >= 0), grp_ptr, grp_rules,
+        _union_by_bits(got, bins[f], bucket, y, rows, gl, np.flatnonzero(gl >= 0), grp_ptr, grp_rules,
                           covers.shape[1])
         b = bucket[bins[f, rows]]
         for k in range(len(present)):
@@ -223,7 +224,7 @@ def test_group_union_counts_and_data_bits_equal_their_dense_twins(seed):
     the dense product of shared-rule indicators and group counts, and ``turs.mdl.data_bits``
     built on them equals the per-group union code (each group's rules' union found row by row)
     to the last bit."""
-    from turs._core.groups import group_union_counts
+    from turs._core.union_counts import group_union_counts
     from turs.mdl import data_bits, nll_bits
 
     _, y, _, _, _, _, _, covers = _problem(seed, n=400, C=3, K=7)
@@ -248,7 +249,7 @@ def test_union_counts_by_bits_equal_the_rows_in_each_union(seed, word_cost, monk
     0, and the shared-rule triples, forced by an infinite one) give each group's union counts as
     found row by row from the covers, also for a subset of the groups (``_split_by``'s present
     groups, numbered locally) with rows of some groups only."""
-    import turs._core.groups as groups
+    import turs._core.union_counts as groups
 
     monkeypatch.setattr(groups, "UNION_BITS_WORD_COST", word_cost)
     rng = np.random.default_rng(seed)

@@ -716,7 +716,7 @@ def test_one_call_per_base_gives_the_numbers_of_the_separate_calls(monkeypatch, 
             if not tested:
                 every = sep
     assert len(base.literals) == 3 and len(calls) == 8
-    monkeypatch.setattr(growths.growth_kernel, "MAX_CALL_WORK", 1.0)
+    monkeypatch.setattr(growths.growth, "MAX_CALL_WORK", 1.0)
     calls.clear()
     sep, one = both(empty_rule(data, state), True)
     assert not calls and np.array_equal(sep.r, one.r)

@@ -8,15 +8,15 @@ alternating, measures a change to a few percent, and checks that both give the s
     # every 5th kernel call of magic's fold-0 fit (one scoring thread, the separate calls)
     python tools/replay_kernel.py record magic build/magic.calls --every 5
     # the committed kernel against a working copy, best and median of 5 passes each
-    git show HEAD:turs/_core/growth_kernel.py > /tmp/kernel_head.py
-    python tools/replay_kernel.py replay build/magic.calls /tmp/kernel_head.py turs/_core/growth_kernel.py
+    git show HEAD:turs/_core/growth.py > /tmp/kernel_head.py
+    python tools/replay_kernel.py replay build/magic.calls /tmp/kernel_head.py turs/_core/growth.py
 
-A kernel version is a copy of ``turs/_core/growth_kernel.py`` (its relative imports are
+A kernel version is a copy of ``turs/_core/growth.py`` (its relative imports are
 rewritten to ``turs``'s). Every call is replayed on the serial kernel unless ``--as-recorded``.
 The recordings are large (magic, every 5th call: 1.3 GB) and stay out of the repository.
 
 ``fit-costs`` refits the cost model that picks the union build per feature
-(``ROWS_PREFIX_COST`` .. ``BITS_RANK_COST`` in ``turs/_core/growth_kernel.py``): every feature of
+(``ROWS_PREFIX_COST`` .. ``BITS_RANK_COST`` in ``turs/_core/union_counts.py``): every feature of
 the recorded calls that leave the choice to the model is timed alone with each build forced, and
 the differences between the builds are fitted by non-negative least squares to what each build
 does (an instrumented copy of the kernel reports it):
@@ -29,6 +29,7 @@ import argparse
 import importlib.util
 import inspect
 import pickle
+import re
 import sys
 import tempfile
 import time
@@ -61,7 +62,7 @@ def _fresh(args, written, at=None) -> list:
 def record(data: str, out: str, every: int) -> None:
     """Fit fold 0 of ``data`` and pickle the arguments of every ``every``-th chunk call."""
     import turs
-    import turs._core.growth_kernel as gk
+    import turs._core.growth as gk
     import turs.search.growths as growths
     import turs.search.scoring as scoring
 
@@ -93,6 +94,7 @@ def record(data: str, out: str, every: int) -> None:
 def load_kernel(path: str, index: int):
     """A copy of the growth kernel module from ``path``, importable beside ``turs``'s own."""
     source = Path(path).read_text().replace("from .._config import", "from turs._config import")
+    source = re.sub(r"^from \.(\w)", r"from turs._core.\1", source, flags=re.M)  # its sibling modules
     folder = Path(tempfile.mkdtemp(prefix="turs_kernel_"))
     file = folder / f"kernel_version_{index}.py"
     file.write_text(source)
@@ -238,13 +240,13 @@ def main(argv=None):
     rec.add_argument("--every", type=int, default=5)
     rep = sub.add_parser("replay", help="replay recorded calls against kernel versions")
     rep.add_argument("recording")
-    rep.add_argument("kernels", nargs="+", help="copies of turs/_core/growth_kernel.py")
+    rep.add_argument("kernels", nargs="+", help="copies of turs/_core/growth.py")
     rep.add_argument("--repeats", type=int, default=5)
     rep.add_argument("--as-recorded", action="store_true",
                      help="the parallel kernel for the calls the fit made to it")
     fit = sub.add_parser("fit-costs", help="refit the union build's cost model on recorded calls")
     fit.add_argument("recordings", nargs="+")
-    fit.add_argument("--kernel", default=str(Path(__file__).resolve().parent.parent / "turs/_core/growth_kernel.py"))
+    fit.add_argument("--kernel", default=str(Path(__file__).resolve().parent.parent / "turs/_core/growth.py"))
     fit.add_argument("--repeats", type=int, default=3)
     fit.add_argument("--bucket-cost", type=float, default=0.5,
                      help="BINS_BUCKET_COST, fixed: the fit cannot tell it from the others")

@@ -13,7 +13,7 @@ def warmup() -> float:
     Returns the seconds it took: the JIT compile time on a cold cache, the cache load time
     on a warm one. Call it once before timing fits.
     """
-    from ._core import bitmaps, groups, kernels, refinement
+    from ._core import bitmaps, growth, overlap_groups, refinement, union_counts
     from .search import growths
     from .estimator import TURSClassifier
 
@@ -36,7 +36,7 @@ def warmup() -> float:
     bins = np.zeros((2, 4), dtype=np.uint8)
     bins[:, 2:] = 1
     z = np.zeros(0, dtype=np.int64)
-    kernels._grow_candidates_parallel(
+    growth._grow_candidates_parallel(
         bins, np.array([0, 1, 0, 1], dtype=np.int64), np.arange(4, dtype=np.int64),
         np.zeros(2, dtype=np.int64), np.full(2, 2, dtype=np.int64), np.full(2, 2, dtype=np.int64), 2,
         np.full(4, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), z, np.zeros(0), np.zeros((0, 2)),
@@ -44,12 +44,12 @@ def warmup() -> float:
     # the union counts by bit sets only run on rule sets with many overlap groups (a first fit of
     # 6,000 noisy rows compiled them mid-fit: 0.7 s in which Ctrl-C waits)
     one = np.array([0, 1, 3], dtype=np.int64)
-    groups._union_counts_by_bits(np.array([0, -1, 1], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64), one,
-                                 np.array([0, 0, 1], dtype=np.int64), 2, 2)
+    union_counts._union_counts_by_bits(np.array([0, -1, 1], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64),
+                                       one, np.array([0, 0, 1], dtype=np.int64), 2, 2)
     # the rows of a new rule by overlap group (large rule sets) and the sampled search's row
     # bitmaps (fits from 20,000 rows): a first noisy 20k fit compiled them mid-fit (2.8 s)
-    groups._rows_by_group(np.array([0, -1, 1], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64),
-                          np.array([0, 2], dtype=np.int64), 2, 2)
+    overlap_groups._split_cover_by_group(np.array([0, -1, 1], dtype=np.int64),
+                                         np.array([0, 1, 1], dtype=np.int64), np.array([0, 2], dtype=np.int64), 2, 2)
     at_least = bitmaps._at_least_bitmaps(np.array([0, 1, 1, 0], dtype=np.uint8), 2)
     every_row = bitmaps._all_rows_bitmap(4)
     bitmaps._bitmap_rows(bitmaps._in_interval(every_row, at_least, 0, 1))

@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
-from ._core.groups import union_counts_cheapest
+from ._core.union_counts import union_counts_cheapest
 from ._core.regret import log2_regret_table
 from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder

@@ -8,16 +8,18 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core import growth_kernel
-from .._core.base_call import _list_lengths, _score_base
-from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, feature_work, n_slots
-from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
+from .._core import growth
+from .._core.candidate_score import _finish_growths
+from .._core.growth import PATH_BITS, _grow_candidates, _grow_chunk_serial, feature_work, n_slots
+from .._core.literal_cover import _rows_in_interval
+from .._core.overlap_groups import _localize_groups
+from .._core.score_base import _list_lengths, _score_base
 from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
 
 BETWEEN_KERNEL_CALLS = checkpoint
 """A function the growth kernel calls before each of its calls (a base's features are split
-into calls of bounded work, ``turs._core.growth_kernel.MAX_CALL_WORK``): a hook for a progress
+into calls of bounded work, ``turs._core.growth.MAX_CALL_WORK``): a hook for a progress
 bar or for stopping a fit, e.g. by raising. Default :func:`turs._fit_control.checkpoint`: a
 Ctrl-C pressed during a fit raises ``KeyboardInterrupt`` there; a no-op outside a fit. None: nothing."""
 
@@ -193,7 +195,7 @@ class GrowthCall:
             _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
             *(data.prefix_tables.tables(base.literals) if _tables_read(base.literals, data.binary) else _UNREAD_TABLES),
             *data.prefix_tables.later_k_without(base.literals, _lower_bound_literals(base) if turs2 else ()))
-        self.path = PATH_BITS if state.union_mode == "bits" else int(growth_kernel.UNION_BUILD)
+        self.path = PATH_BITS if state.union_mode == "bits" else int(growth.UNION_BUILD)
         lists = self.lists = _kernel_lists(state)
         self.one_call = ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
 
@@ -285,7 +287,7 @@ def _tables_read(literals: tuple, binary: np.ndarray) -> bool:
 ONE_CALL_PER_BASE = True
 """Score a base whose growth-kernel work fits one serial call (``MAX_CALL_WORK``, and below
 ``PARALLEL_MIN_WORK`` unless ``serial``) in one jitted call without the GIL
-(``turs._core.base_call._score_base``): the same kernels on the same arrays, so the same numbers
+(``turs._core.score_base._score_base``): the same kernels on the same arrays, so the same numbers
 to the bit. False: the separate calls with Python between them (the tests compare both)."""
 
 _NO_LIST = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
@@ -313,10 +315,10 @@ def _fits_one_call(base: Candidate, present: np.ndarray, lists: tuple, state: Ru
     n_nbr, n_sub, n_rules = _list_lengths(present, lists[0], lists[3], lists[4], lists[8], lists[9])
     per_feature = feature_work(m, P, (n_nbr + n_sub) / max(P, 1), n_rules if state.K else 0, data.max_bins,
                                data.n_classes, 2 * (data.max_bins - 1))
-    if per_feature * data.d > growth_kernel.MAX_CALL_WORK:
+    if per_feature * data.d > growth.MAX_CALL_WORK:
         return False
-    return (serial or not growth_kernel.NUMBA_PARALLEL
-            or m * data.n_cuts_total * (1 + P) < growth_kernel.PARALLEL_MIN_WORK)
+    return (serial or not growth.NUMBA_PARALLEL
+            or m * data.n_cuts_total * (1 + P) < growth.PARALLEL_MIN_WORK)
 
 
 TURS2_MIN_SPLIT = 2

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._core.kernels import _best_per_bucket, _bucket_winners_first_cover
+from .._core.diverse_patience import _best_per_bucket, _bucket_winners_first_cover
 
 
 @dataclass

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.kernels import _rows_in_interval
+from .._core.literal_cover import _rows_in_interval
 from .._core.refinement import _bin_extremes, _pair_extremes
 
 CACHE_BYTES = 64 * 2**20
@@ -102,7 +102,7 @@ class PrefixTables:
 
     def later_k_without(self, literals: tuple, needed) -> tuple[np.ndarray, np.ndarray]:
         """For each literal p in ``needed``: the ``K_value`` of the literals after it counted as if
-        p did not restrict the data (``turs._core.kernels._later_k_without``, the model code the
+        p did not restrict the data (``turs._core.candidate_score._later_k_without``, the model code the
         authors' search charges a growth that gives p a lower bound), as ``(later_k (k, k),
         known (k,))``; each literal q's from its feature's extremes over the rows satisfying the
         literals before it but p, computed once per such prefix."""

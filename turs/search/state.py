@@ -10,8 +10,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._core.codes import log2_factorial, universal_integer_code
-from .._core.groups import _local_rule_lists, _rows_by_group, _shared_rule_pairs, union_counts_cheapest
-from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
+from .._core.overlap_groups import (MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_rule_lists,
+                                    _local_subsets, _shared_rule_pairs, _split_cover_by_group)
+from .._core.union_counts import union_counts_cheapest
 from .._core.regret import log2_regret_table
 from ..mdl import check_model_encoding, nll_bits, overlap_groups, overlap_groups_with, rule_header_bits
 from .prefix_tables import PrefixTables, rows_in_bins
@@ -165,7 +166,7 @@ class RuleSetState:
         rule: the group's union's plus the rule's minus those of the rule's rows in the group's
         union (its rows whose group shares a rule with it,
         :func:`~turs._core.groups.union_counts_cheapest` over the present groups)."""
-        present, inside, local, y_inside, in_rule, rule_counts = _rows_by_group(
+        present, inside, local, y_inside, in_rule, rule_counts = _split_cover_by_group(
             self.group_of, self.data.y, rule.rows, len(self.group_masks), self.data.n_classes)
         union_with_rule = (self.union_counts[present] + rule_counts
                            - union_counts_cheapest(self.group_masks[present], in_rule, local, y_inside))

@@ -15,16 +15,16 @@ import numpy as np
 from numba import njit
 
 from .._config import NUMBA_CACHE
-from .groups import _local_rule_lists
-from .growth_kernel import _grow_chunk_serial
-from .kernels import _finish_growths, _local_neighbours, _local_subsets
+from .candidate_score import _finish_growths
+from .growth import _grow_chunk_serial
+from .overlap_groups import _local_neighbours, _local_rule_lists, _local_subsets
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
 def _list_lengths(present, nbr_ptr, has_nbr, sub_ptr, has_sub, grp_ptr):
     """The entries of the present groups' lists: pair lists (an upper bound of the local ones,
     which keep only the pairs of present groups), subset lists and rule lists; what
-    ``turs._core.growth_kernel.feature_work`` needs to bound a kernel call's work."""
+    ``turs._core.growth.feature_work`` needs to bound a kernel call's work."""
     n_nbr = 0
     n_sub = 0
     n_rules = 0

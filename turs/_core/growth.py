@@ -1,5 +1,6 @@
-"""The growth kernel of the beam search (thesis Section 3.5, "Design for speed"): the counts and
-the data-code change of every one-literal growth of a base rule, in feature chunks.
+"""The growth kernel of the beam search (Algorithm 4, line 7; thesis Section 3.5, "Design for
+speed"): the counts and the data-code change of every one-literal growth of a base rule, in
+feature chunks.
 
 One pass over a base rule's cover per feature builds (bin x class) histograms -- for the
 whole cover, for the part not covered by the rule set ``M``, and for each overlap group
@@ -12,323 +13,34 @@ available and the cheapest is chosen per feature (``docs/performance.md``).
 A call handles the features ``f_start..f_stop-1`` and writes into arrays the caller
 allocated; :func:`_grow_candidates` splits a base's features into calls of bounded work, so
 that no single jitted call holds the interpreter for long (Ctrl-C is seen between calls).
+The union builds are in ``turs._core.union_counts``, the local tests in
+``turs._core.local_test``. ``_grow_chunk_impl`` stays one long function on purpose: with its
+per-feature body as a kernel of its own, warm fits of small data were 30-50% slower
+(``docs/compile.md``, "the cost of a call per feature that LLVM did not inline").
 """
 from __future__ import annotations
 
 import math
-import types
 
 import numpy as np
 from numba import njit, prange
 
 from .._config import NUMBA_CACHE, NUMBA_PARALLEL
+from ._cache import _variant
+from .local_test import _local_tests_at_cut, _nll_int, _passes_a_local_test
+from .overlap_groups import _group_row_lists
+from .union_counts import (BINS_BUCKET_COST, BINS_FIXED_COST, BINS_SCATTER_COST, BIT_OP_COST, BITS_FIXED_COST,
+                           BITS_RANK_COST, BITS_RULE_COST, BITS_WORD_COST, ROWS_PREFIX_COST, _union_by_bits,
+                           _union_by_buckets, _union_by_rows)
+
 
 PATH_AUTO, PATH_ROWS, PATH_BINS, PATH_BITS = 0, 1, 2, 3
 """The ``cum_union`` builds: the cheapest by the cost model (auto), per row over each row's
 lists, per bin over the groups' histograms, or by bit sets (``_union_by_bits``)."""
 
+
 UNION_BUILD = PATH_AUTO
 """The ``cum_union`` build :func:`_grow_candidates` uses by default (tests force each one)."""
-
-BIT_OP_COST = 0.1
-"""Cost of one 64-bit word operation of the bit-set build relative to one scattered float
-addition of the list builds, in :func:`feature_work`'s estimate of a call's work (measured on
-replayed kernel calls of the noisy 5k and 10k fits, see ``docs/performance.md``)."""
-
-# The cost model that picks the ``cum_union`` build per feature, in units of one list entry
-# of the per-row build (``row_adds``): each build's cost is linear in what it does, and the
-# constants were fitted (non-negative least squares, ``tools/replay_kernel.py fit-costs``) to
-# the differences between the builds' times on every feature of the recorded kernel calls that
-# leave the choice to the model, each feature timed alone with each build forced, on fold-0
-# fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``);
-# the per-bucket build's term per bucket, which the fit cannot tell from the
-# others, is fixed at 0.5. Before, constants tuned one at a time (``RANK_QUERY_COST``,
-# ``BIN_BUILD_COST``, and ``BIT_OP_COST`` there too): the same replays took 4-6% less time on
-# avila with the fitted ones, and within 1% of their time on the others.
-ROWS_PREFIX_COST = 2.30
-"""Per-row build: per (group, bucket, class) of its prefix sums."""
-BINS_FIXED_COST = 299.0
-"""Per-bucket build: per feature."""
-BINS_SCATTER_COST = 0.290
-"""Per-bucket build: per estimated list entry it scatters (its additions run over a group's
-classes side by side)."""
-BINS_BUCKET_COST = 0.50
-"""Per-bucket build: per (group, bucket it copies, class)."""
-BITS_FIXED_COST = 1054.0
-"""Bit-set build: per feature."""
-BITS_RULE_COST = 3.03
-"""Bit-set build: per (covered row, rule of its group) it sets a bit for."""
-BITS_WORD_COST = 0.266
-"""Bit-set build: per 64-bit word of the rules' sets and the groups' unions."""
-BITS_RANK_COST = 1.41
-"""Bit-set build: per rank query, (group, bucket, class of a covered row)."""
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _nll_int(counts_eval, counts_model, log2_int):
-    """``-sum_c e_c log2(m_c / sum m)`` with 0 log 0 = 0, for integer counts, with ``log2`` from
-    the table ``log2_int`` (``log2`` of 0..n): one table lookup instead of a logarithm."""
-    tot = 0
-    for c in range(counts_model.shape[0]):
-        tot += counts_model[c]
-    out = 0.0
-    for c in range(counts_eval.shape[0]):
-        if counts_eval[c] > 0:
-            out -= counts_eval[c] * (log2_int[counts_model[c]] - log2_int[tot])
-    return out
-
-
-@njit(cache=NUMBA_CACHE)
-def _passes_a_local_test(counts, counts_unc, nb, nbu, nml_base, nml_base_unc, base_counts, base_counts_unc,
-                         l_split, log2_int, log2_regret, rest):
-    """Whether a growth with these class counts (on ``S'`` and on ``S' \\ M``) passes the
-    local test of Eq. 3.22 or that of Eq. 3.25, computed as ``_score_candidates`` computes
-    them (the kernel counts the data-code change of those growths only, see ``need_tested``,
-    and the search keeps only them: ``score_growths(tested_only=True)``). ``nb``, ``nbu``:
-    the base's coverage on ``S`` and on ``S \\ M``; ``nml_base``, ``nml_base_unc``: its code
-    lengths without the split (the same for every growth, so the caller computes them once).
-    ``rest``: a (C,) int64 work buffer. The expression is written twice on purpose: a shared
-    helper called from ``_score_candidates``' per-growth loop made the avila fit 10% slower
-    (2026-11-26); ``tests/test_search.py`` checks that both give the same growths."""
-    C = counts.shape[0]
-    cov = 0
-    cov_unc = 0
-    for c in range(C):
-        cov += counts[c]
-        cov_unc += counts_unc[c]
-        rest[c] = base_counts[c] - counts[c]
-    nml_split = (_nll_int(counts, counts, log2_int) + log2_regret[cov]
-                 + _nll_int(rest, rest, log2_int) + log2_regret[nb - cov] + l_split)
-    if nml_base > nml_split:
-        return True
-    for c in range(C):
-        rest[c] = base_counts_unc[c] - counts_unc[c]
-    nml_split_unc = (_nll_int(counts_unc, counts_unc, log2_int) + log2_regret[cov_unc]
-                     + _nll_int(rest, rest, log2_int) + log2_regret[nbu - cov_unc] + l_split)
-    return nml_base_unc > nml_split_unc
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _local_tests_at_cut(counts_a, counts_a_unc, counts_b, counts_b_unc, test_a, test_b, nb, nbu, nml_base,
-                        nml_base_unc, l_split, log2_int, log2_regret):
-    """:func:`_passes_a_local_test` for both growths of one cut point at once: ``A`` keeps the
-    base's rows below the cut (side 0), ``B`` those above (side 1), and each is the other's rest
-    (the caller checks that ``A + B`` is the base, on ``S`` and on ``S \\ M``). Each part's
-    code lengths are counted once instead of once per side, and each side's sum is taken in
-    the order ``_passes_a_local_test`` takes it (its part, then its rest), so both give the
-    same bits. ``test_a``, ``test_b``: which sides to test (the other returns False); the
-    parts' code lengths on ``S \\ M`` are counted only if a tested side fails Eq. 3.22."""
-    C = counts_a.shape[0]
-    cov_a = 0
-    cov_a_unc = 0
-    for c in range(C):
-        cov_a += counts_a[c]
-        cov_a_unc += counts_a_unc[c]
-    cov_b = nb - cov_a
-    cov_b_unc = nbu - cov_a_unc
-    nll_a = _nll_int(counts_a, counts_a, log2_int)
-    nll_b = _nll_int(counts_b, counts_b, log2_int)
-    pass_a = test_a and nml_base > nll_a + log2_regret[cov_a] + nll_b + log2_regret[cov_b] + l_split
-    pass_b = test_b and nml_base > nll_b + log2_regret[cov_b] + nll_a + log2_regret[cov_a] + l_split
-    if (test_a and not pass_a) or (test_b and not pass_b):
-        nll_a = _nll_int(counts_a_unc, counts_a_unc, log2_int)
-        nll_b = _nll_int(counts_b_unc, counts_b_unc, log2_int)
-        if test_a and not pass_a:
-            pass_a = nml_base_unc > (nll_a + log2_regret[cov_a_unc] + nll_b + log2_regret[cov_b_unc] + l_split)
-        if test_b and not pass_b:
-            pass_b = nml_base_unc > (nll_b + log2_regret[cov_b_unc] + nll_a + log2_regret[cov_a_unc] + l_split)
-    return pass_a, pass_b
-
-
-@njit(cache=NUMBA_CACHE)
-def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
-    """Add ``weight[s] *`` the class counts of every group J in bin ``b`` (from its cumulative
-    histogram ``cum_g[J]``) to the rows ``out[idx[s]]``, ``s`` in ``ptr[J]:ptr[J + 1]``: the
-    rule subsets of J (inclusion-exclusion) or the groups J shares rules with (pair lists).
-    ``v``: a (C,) int64 work buffer; the weights are integers (signs, pair weights), so ``out``
-    (int64) holds exact counts."""
-    G, _, C = cum_g.shape
-    for J in range(G):
-        nj = 0
-        for c in range(C):
-            x = cum_g[J, b + 1, c] - cum_g[J, b, c]
-            v[c] = x
-            nj += x
-        if nj == 0:
-            continue
-        for s2 in range(ptr[J], ptr[J + 1]):
-            t = idx[s2]
-            w = np.int64(weight[s2])
-            for c in range(C):
-                out[t, c] += w * v[c]
-
-
-@njit(cache=NUMBA_CACHE)
-def _union_by_rows(cum_union, bins_f, bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
-                   sub_sign, n_sub, bmin, bmax):
-    """``cum_union`` (G, nb + 1, C) int64 of ``_grow_candidates_impl`` built row by row, over buckets of
-    bins (``bucket[b]``: the bucket of bin ``b``, ``nb`` buckets; the identity for plain bins): each
-    covered row adds ``w`` to the groups its group's pair list names and 1 to its rule subsets;
-    the subsets then enter their groups with their signs, and the buckets are cumulated. Cheaper
-    than the per-bucket build when a group has few rows per bucket (``bmin``..``bmax``: the
-    rows' buckets)."""
-    G, nb1, C = cum_union.shape
-    has_pairs = nbr_idx.shape[0] > 0
-    sc = np.zeros((n_sub, nb1, C), dtype=np.int64)
-    for i in range(rows.shape[0]):
-        J = group_local[i]
-        if J < 0:
-            continue
-        r = rows[i]
-        b1 = bucket[bins_f[r]] + 1
-        cls = y[r]
-        if has_pairs:
-            for s2 in range(nbr_ptr[J], nbr_ptr[J + 1]):
-                cum_union[nbr_idx[s2], b1, cls] += np.int64(nbr_w[s2])
-        if n_sub > 0:
-            for s2 in range(sub_ptr[J], sub_ptr[J + 1]):
-                sc[sub_idx[s2], b1, cls] += 1
-    for g in range(G):
-        if n_sub > 0:
-            for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
-                t2 = sub_idx[s2]
-                w = np.int64(sub_sign[s2])
-                for b in range(bmin + 1, bmax + 2):
-                    for c in range(C):
-                        cum_union[g, b, c] += w * sc[t2, b, c]
-        for b in range(1, nb1):
-            for c in range(C):
-                cum_union[g, b, c] += cum_union[g, b - 1, c]
-
-
-@njit(cache=NUMBA_CACHE)
-def _popcount(x):
-    """Set bits of a uint64 (the SWAR sum; LLVM turns it into one ``popcnt``)."""
-    x = x - ((x >> np.uint64(1)) & np.uint64(0x5555555555555555))
-    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
-    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
-    return int((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
-
-
-@njit(cache=NUMBA_CACHE)
-def _or_rule_sets(acc, sets, rules, a0, n_g, prev0, prev_len):
-    """The union of a group's rules as a trie step: level q of ``acc`` becomes the OR of the bit
-    sets ``sets[k]`` of the group's first q + 1 rules ``rules[a0:a0 + n_g]`` (the union:
-    ``acc[n_g - 1]``). The levels its list shares with the group built before
-    (``rules[prev0:prev0 + prev_len]``) are kept, so a group ORs only the rules after that
-    prefix. Used by ``_union_by_bits`` and ``turs._core.groups._union_counts_by_bits``."""
-    n_words = sets.shape[1]
-    q0 = 0
-    while q0 < n_g and q0 < prev_len and rules[a0 + q0] == rules[prev0 + q0]:
-        q0 += 1
-    for q in range(q0, n_g):
-        k = rules[a0 + q]
-        if q == 0:
-            for w in range(n_words):
-                acc[0, w] = sets[k, w]
-        else:
-            for w in range(n_words):
-                acc[q, w] = acc[q - 1, w] | sets[k, w]
-
-
-@njit(cache=NUMBA_CACHE)
-def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, covered, grp_ptr, grp_rules, n_rules, g_start=0):
-    """``cum_union`` (G, nb + 1, C) int64 built with bit sets, over buckets of bins (``bucket[b]``: the
-    bucket of bin ``b``, ``nb`` buckets; the identity for plain bins; "bin" below is a bucket):
-    the covered rows of the base are put in (class, bin) order, each rule of ``M`` gets the bit
-    set of its rows in that order, the union of group g's rules
-    (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``, in increasing order) is the OR of its rules'
-    sets, built as a trie (a group ORs only the rules after the ones it shares with
-    the group before it), and its count of class c in bins ``< b`` the set bits before the start
-    of segment (c, b) minus those before (c, 0): two rank queries (popcounts of the words before
-    a position, cumulated once per group, plus one masked word). Work: the rows' rules, plus per
-    group its rules outside the shared prefix x (covered rows / 64) words, the popcounts of its
-    words and one rank query per (bin, class): no list that grows with the groups.
-    ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see ``_grow_chunk_impl``);
-    ``covered``: the indices ``i`` of the rows ``M`` covers (``group_local[i] >= 0``)."""
-    G, nb1, C = cum_union.shape
-    nb = nb1 - 1
-    n_seg = nb * C
-    off = np.zeros(n_seg + 1, dtype=np.int64)  # segment (c, b) starts at off[c * nb + b]
-    for i in covered:
-        r = rows[i]
-        off[y[r] * nb + bucket[bins_f[r]] + 1] += 1
-    for s in range(n_seg):
-        off[s + 1] += off[s]
-    mc = off[n_seg]
-    n_words = (mc + 63) >> 6
-    sets = np.zeros((n_rules, n_words), dtype=np.uint64)
-    nxt = off[:n_seg].copy()
-    one = np.uint64(1)
-    for i in covered:
-        J = group_local[i]
-        r = rows[i]
-        s = y[r] * nb + bucket[bins_f[r]]
-        p = nxt[s]
-        nxt[s] = p + 1
-        bit = one << np.uint64(p & 63)
-        w = p >> 6
-        for a in range(grp_ptr[J], grp_ptr[J + 1]):
-            sets[grp_rules[a], w] |= bit
-    # the unions as a trie over the groups' rule lists: the groups come in the order of their
-    # rule patterns, so groups that share their first q rules are consecutive, and level q of
-    # ``acc`` (the OR of a group's first q + 1 rules) serves all of them; a group ORs only the
-    # rules after the prefix it shares with the group before (0.37-0.39 of all its rules'
-    # words on magic and the noisy 20k set)
-    depth = 1
-    for g in range(g_start, g_start + G):
-        depth = max(depth, grp_ptr[g + 1] - grp_ptr[g])
-    acc = np.zeros((depth, n_words + 1), dtype=np.uint64)  # one spare word: a rank query at mc
-    before = np.zeros(n_words + 1, dtype=np.int64)  # set bits in the words before w
-    prev0 = np.int64(0)  # not literals: _or_rule_sets would compile once more for them
-    prev_len = np.int64(0)  # the rule list of the last group built (acc's levels 0..prev_len-1 hold it)
-    for g in range(G):
-        gg = g + g_start
-        a0 = grp_ptr[gg]
-        n_g = grp_ptr[gg + 1] - a0
-        if n_g == 0:
-            continue
-        _or_rule_sets(acc, sets, grp_rules, a0, n_g, prev0, prev_len)
-        prev0 = a0
-        prev_len = n_g
-        top = acc[n_g - 1]
-        for w in range(n_words):
-            before[w + 1] = before[w] + _popcount(top[w])
-        for c in range(C):
-            p0 = off[c * nb]
-            p1 = off[c * nb + nb]
-            if p1 == p0:
-                continue  # no covered row of class c in the base: its counts stay 0
-            rank0 = before[p0 >> 6] + _popcount(top[p0 >> 6] & ((one << np.uint64(p0 & 63)) - one))
-            rank1 = before[p1 >> 6] + _popcount(top[p1 >> 6] & ((one << np.uint64(p1 & 63)) - one))
-            if rank1 == rank0:
-                continue  # the union holds none of them: the same
-            for b in range(1, nb + 1):
-                p = off[c * nb + b]
-                rank = before[p >> 6] + _popcount(top[p >> 6] & ((one << np.uint64(p & 63)) - one))
-                cum_union[g, b, c] = rank - rank0
-
-
-@njit(cache=NUMBA_CACHE)
-def _rows_by_group(group_local, g_start, n_groups):
-    """The cover's rows (local indices) of the groups ``g_start .. g_start + n_groups - 1``, group
-    by group (a counting sort; increasing order within a group): group ``g_start + j``'s rows are
-    ``idx[ptr[j]:ptr[j + 1]]``. Returns ``ptr`` (n_groups + 1,) and ``idx``."""
-    ptr = np.zeros(n_groups + 1, dtype=np.int64)
-    for i in range(group_local.shape[0]):
-        j = group_local[i] - g_start  # -1 (not covered) is outside every range: g_start >= 0
-        if 0 <= j < n_groups:
-            ptr[j + 1] += 1
-    for j in range(n_groups):
-        ptr[j + 1] += ptr[j]
-    idx = np.empty(ptr[n_groups], dtype=np.int64)
-    fill = ptr[:n_groups].copy()
-    for i in range(group_local.shape[0]):
-        j = group_local[i] - g_start
-        if 0 <= j < n_groups:
-            idx[fill[j]] = i
-            fill[j] += 1
-    return ptr, idx
 
 
 @njit(cache=NUMBA_CACHE)
@@ -464,7 +176,7 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     # the rows of each group, so that a feature's pass over them builds one group's histogram
     # after the other (4.5-7% less kernel time than one pass in row order on replayed calls of
     # the noisy 20k and magic fits, 2026-11-27: the scattered counts stay in one small block)
-    grp_row_ptr, grp_row_idx = _rows_by_group(group_local, g0, Gr)
+    grp_row_ptr, grp_row_idx = _group_row_lists(group_local, g0, Gr)
     covered = np.flatnonzero(group_local >= 0)  # the bit-set build's rows, without a test per row
     for f in prange(f_start, f_stop):
         nb = n_bins[f]
@@ -637,27 +349,8 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             _union_by_rows(cum_union, bins[f], bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
                            sub_idx, sub_sign, n_sub, kmin, kmax)
         else:
-            sc = np.zeros((n_sub, C), dtype=np.int64)
-            vbuf = np.empty(C, dtype=np.int64)
-            for k in range(nbk):
-                for g in range(G):
-                    for c in range(C):
-                        cum_union[g, k + 1, c] = cum_union[g, k, c]
-                if k < kmin or k > kmax:
-                    continue
-                if n_sub > 0:
-                    for t2 in range(n_sub):
-                        for c in range(C):
-                            sc[t2, c] = 0
-                    _scatter_bin_counts(cum_g, k, sub_ptr, sub_idx, sub_ones, sc, vbuf)
-                    for g in range(G):
-                        for s2 in range(sub_ptr[g], sub_ptr[g + 1]):
-                            t2 = sub_idx[s2]
-                            w = np.int64(sub_sign[s2])
-                            for c in range(C):
-                                cum_union[g, k + 1, c] += w * sc[t2, c]
-                if has_pairs:
-                    _scatter_bin_counts(cum_g, k, nbr_ptr, nbr_idx, nbr_w, cum_union[:, k + 1, :], vbuf)
+            _union_by_buckets(cum_union, cum_g, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx, sub_sign, sub_ones, n_sub,
+                              kmin, kmax)
         # the data-code change, group by group (each group's histograms stay in cache); every
         # slot still adds its groups' terms in increasing group order, as one sum per slot, and
         # a group's terms in increasing class order. A side-0 slot [l, t) holds a row of group g
@@ -730,21 +423,10 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
                         delta_nll[slot] += n_gc * (g_lp[q] - log2_int[g_ui[q] + add_c] + log_tot)
 
 
-def _variant(func, name):
-    """A copy of ``func`` under another name.
-
-    numba's on-disk cache keys a compiled function by its module, qualified name and line, not
-    by its ``parallel`` flag: two ``njit`` variants of one Python function share one cache entry,
-    and the second loads the first's machine code. Each variant therefore gets its own name.
-    """
-    copy = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__, func.__closure__)
-    copy.__qualname__ = name
-    copy.__doc__ = func.__doc__
-    return copy
-
-
 # nogil: the search scores the bases of one beam iteration in two threads (``turs.search.beam``)
 _grow_chunk_serial = njit(cache=NUMBA_CACHE, nogil=True)(_variant(_grow_chunk_impl, "_grow_chunk_serial"))
+
+
 _grow_chunk_parallel = njit(cache=NUMBA_CACHE, parallel=True, nogil=True)(
     _variant(_grow_chunk_impl, "_grow_chunk_parallel"))
 
@@ -795,6 +477,7 @@ the base's own cut points in the rule: waveform serial 1.229, former rule (rows 
 mammography and vehicle the same under all three (0.105, 0.026, 0.052): their calls stay
 serial. With the data's cut points as the bound (``make bench``, 2026-11-22, whole fits, 1
 thread vs 2): waveform 16.4 vs 13.5 s, pendigits 5.0 vs 5.4 s, Vehicle 0.22 s both."""
+
 
 MAX_CALL_WORK = 20_000_000
 """Estimated work (scattered additions, see :func:`feature_work`) above which a base's features
