@@ -282,8 +282,7 @@ import importlib, pkgutil
 import numpy as np, pandas as pd
 from numba.core.registry import CPUDispatcher
 import turs
-import turs._core.growth as gk
-import turs.search.scoring as scoring
+from turs import _config
 turs.warmup()
 mods = [importlib.import_module(m.name) for m in pkgutil.walk_packages(turs._core.__path__, "turs._core.")]
 def signatures():
@@ -294,12 +293,12 @@ rng = np.random.default_rng(1)
 X = pd.DataFrame(rng.normal(size=(1500, 5)), columns=list("abcde"))
 y = ((X.a > 0) ^ (X.b < 0.5) ^ (rng.random(1500) < 0.15)).astype(int).to_numpy()
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
-scoring.THREADS_MIN_WORK = 0
-gk.MAX_CALL_WORK = 1.0
+_config.THREADS_MIN_WORK = 0
+_config.MAX_CALL_WORK = 1.0
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
-scoring.SCORING_THREADS = 1
-gk.MAX_CALL_WORK = 1e18
-gk.PARALLEL_MIN_WORK = 0
+_config.SCORING_THREADS = 1
+_config.MAX_CALL_WORK = 1e18
+_config.PARALLEL_MIN_WORK = 0
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
 after = signatures()
 print({k: (before.get(k), v) for k, v in after.items() if v != before.get(k)})

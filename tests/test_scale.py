@@ -5,12 +5,13 @@ import numpy as np
 import pytest
 
 import naive
+from turs import _config
 from turs._core import growth as gk
 from turs._core.overlap_groups import _local_rule_lists, _shared_rule_pairs
 from turs._core.union_counts import _union_by_bits
 from turs.mdl import overlap_groups
 
-PATHS = {"rows": gk.PATH_ROWS, "bins": gk.PATH_BINS, "bits": gk.PATH_BITS}
+PATHS = {"rows": _config.PATH_ROWS, "bins": _config.PATH_BINS, "bits": _config.PATH_BITS}
 
 
 def _problem(seed, n=160, d=4, C=3, K=5):
@@ -211,7 +212,7 @@ def test_fit_is_the_same_with_every_union_build(monkeypatch, path):
     X, y = make_classification(n_samples=900, n_features=6, n_informative=4, flip_y=0.05, class_sep=0.8,
                                random_state=0)
     auto = TURSClassifier(beam_width=5).fit(X, y)
-    monkeypatch.setattr(gk, "UNION_BUILD", PATHS[path])
+    monkeypatch.setattr(_config, "UNION_BUILD", PATHS[path])
     forced = TURSClassifier(beam_width=5).fit(X, y)
     assert len(auto.rules_) >= 5
     assert [str(r) for r in forced.rules_] == [str(r) for r in auto.rules_]

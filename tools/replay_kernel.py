@@ -16,7 +16,7 @@ rewritten to ``turs``'s). Every call is replayed on the serial kernel unless ``-
 The recordings are large (magic, every 5th call: 1.3 GB) and stay out of the repository.
 
 ``fit-costs`` refits the cost model that picks the union build per feature
-(``ROWS_PREFIX_COST`` .. ``BITS_RANK_COST`` in ``turs/_core/union_counts.py``): every feature of
+(``ROWS_PREFIX_COST`` .. ``BITS_RANK_COST`` in ``turs/_config.py``): every feature of
 the recorded calls that leave the choice to the model is timed alone with each build forced, and
 the differences between the builds are fitted by non-negative least squares to what each build
 does (an instrumented copy of the kernel reports it):
@@ -64,11 +64,11 @@ def record(data: str, out: str, every: int) -> None:
     import turs
     import turs._core.growth as gk
     import turs.search.growths as growths
-    import turs.search.scoring as scoring
+    from turs import _config
 
     turs.warmup()
-    growths.ONE_CALL_PER_BASE = False  # every base through the chunk kernels, with plain arrays
-    scoring.SCORING_THREADS = 1
+    _config.ONE_CALL_PER_BASE = False  # every base through the chunk kernels, with plain arrays
+    _config.SCORING_THREADS = 1
     calls, seen = [], [0]
 
     def recording(kernel, tag):

@@ -13,8 +13,8 @@ def warmup() -> float:
     Returns the seconds it took: the JIT compile time on a cold cache, the cache load time
     on a warm one. Call it once before timing fits.
     """
+    from . import _config
     from ._core import bitmaps, growth, overlap_groups, refinement, union_counts
-    from .search import growths
     from .estimator import TURSClassifier
 
     t = time.perf_counter()
@@ -23,15 +23,15 @@ def warmup() -> float:
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "c": rng.integers(0, 2, n)})
     y = ((X["a"] > 0.3) ^ (X["b"] < -0.5) ^ (rng.random(n) < 0.1)).astype(int).to_numpy()
     TURSClassifier(beam_width=3, max_rules=4).fit(X, y)  # from its second rule, tested growths only
-    # every base of that fit is scored in one call (growths.ONE_CALL_PER_BASE); a base too large
+    # every base of that fit is scored in one call (``turs._config.ONE_CALL_PER_BASE``); a base too large
     # for one call takes the separate kernel calls: compile their entry points too (a first
     # noisy 20k fit compiled them mid-fit, in its 50th rule search: 5 s in which Ctrl-C waits)
-    one_call = growths.ONE_CALL_PER_BASE
-    growths.ONE_CALL_PER_BASE = False
+    one_call = _config.ONE_CALL_PER_BASE
+    _config.ONE_CALL_PER_BASE = False
     try:
         TURSClassifier(beam_width=3, max_rules=4).fit(X, y)
     finally:
-        growths.ONE_CALL_PER_BASE = one_call
+        _config.ONE_CALL_PER_BASE = one_call
     # the prange variant of the growth kernel only runs on large covers: compile it too
     bins = np.zeros((2, 4), dtype=np.uint8)
     bins[:, 2:] = 1

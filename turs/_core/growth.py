@@ -25,22 +25,14 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from .._config import NUMBA_CACHE, NUMBA_PARALLEL
+from .. import _config
+from .._config import (BINS_BUCKET_COST, BINS_FIXED_COST, BINS_SCATTER_COST, BITS_FIXED_COST, BITS_RANK_COST,
+                       BITS_RULE_COST, BITS_WORD_COST, NUMBA_CACHE, PATH_AUTO, PATH_BINS, PATH_BITS, PATH_ROWS,
+                       ROWS_PREFIX_COST)
 from ._cache import _variant
 from .local_test import _local_tests_at_cut, _nll_int, _passes_a_local_test
 from .overlap_groups import _group_row_lists
-from .union_counts import (BINS_BUCKET_COST, BINS_FIXED_COST, BINS_SCATTER_COST, BIT_OP_COST, BITS_FIXED_COST,
-                           BITS_RANK_COST, BITS_RULE_COST, BITS_WORD_COST, ROWS_PREFIX_COST, _union_by_bits,
-                           _union_by_buckets, _union_by_rows)
-
-
-PATH_AUTO, PATH_ROWS, PATH_BINS, PATH_BITS = 0, 1, 2, 3
-"""The ``cum_union`` builds: the cheapest by the cost model (auto), per row over each row's
-lists, per bin over the groups' histograms, or by bit sets (``_union_by_bits``)."""
-
-
-UNION_BUILD = PATH_AUTO
-"""The ``cum_union`` build :func:`_grow_candidates` uses by default (tests force each one)."""
+from .union_counts import _union_by_bits, _union_by_buckets, _union_by_rows
 
 
 @njit(cache=NUMBA_CACHE)
@@ -466,30 +458,6 @@ def _grow_candidates_parallel(bins, y, rows, lo, hi, n_bins, n_classes, group_lo
                             kernel=_grow_chunk_parallel)
 
 
-PARALLEL_MIN_WORK = 20_000_000
-"""Rows x cut points (the data's, an upper bound of the base's) x (1 + groups) below which the
-serial kernel is used: waking a thread team (passive OpenMP wait, see ``turs._config``) costs
-more than it saves on small covers, and the two threads of this machine share little (1.4x at
-best, on the largest calls). Measured on every 10th (waveform, 684 calls) or 2nd kernel call
-of fold-0 fits, replayed serial and parallel (2-core machine, 2026-11-22), kernel seconds, with
-the base's own cut points in the rule: waveform serial 1.229, former rule (rows x features x
-(1 + groups) >= 1e7) 1.035, this rule 0.889; pendigits 1.364, 1.363, 1.299; chess,
-mammography and vehicle the same under all three (0.105, 0.026, 0.052): their calls stay
-serial. With the data's cut points as the bound (``make bench``, 2026-11-22, whole fits, 1
-thread vs 2): waveform 16.4 vs 13.5 s, pendigits 5.0 vs 5.4 s, Vehicle 0.22 s both."""
-
-
-MAX_CALL_WORK = 20_000_000
-"""Estimated work (scattered additions, see :func:`feature_work`) above which a base's features
-are split over several kernel calls, and a single feature above it over several ranges of the
-overlap groups. numba's loops do not see signals: Python raises ``KeyboardInterrupt`` only
-when a call returns, so this bounds how long Ctrl-C waits: the estimate ran at 1.2e8 units
-per second (median over the 30 slowest kernel calls of the noisy 10k fit, 2-core machine at
-load 8), i.e. about 0.17 s per call under that load and less when idle
-(``docs/performance.md``). Only the pass over the cover's rows of one
-feature is not split."""
-
-
 def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
     """The estimated work of one feature of a growth-kernel call (scattered-addition units):
     the pass over the ``m`` rows, the groups' histograms and prefix sums, the cheapest union
@@ -498,7 +466,7 @@ def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
     base = 2.0 * m + 3.0 * n_groups * (nb + 1) * C
     union = min(m * n_list, n_groups * nb * C + m * n_list)
     if n_group_rules > 0:
-        union = min(union, BIT_OP_COST * n_group_rules * m / 64.0 + n_groups * nb * C + 2 * m)
+        union = min(union, _config.BIT_OP_COST * n_group_rules * m / 64.0 + n_groups * nb * C + 2 * m)
     return base + union + 4.0 * slots * n_groups * C
 
 
@@ -539,13 +507,13 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     Returns valid (slots,) bool, new_lo (slots,), new_hi (slots,), counts (slots, C),
     counts_uncovered (slots, C), delta_nll (slots,), k_split (d,).
 
-    The features are split into chunks of at most ``max_work`` (default ``MAX_CALL_WORK``)
+    The features are split into chunks of at most ``max_work`` (default ``turs._config.MAX_CALL_WORK``)
     estimated work, each one kernel call, serial or ``prange`` by its size
     (``PARALLEL_MIN_WORK``); ``between_calls()``, if given, runs before each call (a progress
     or cancellation hook). ``n_cuts``: the cut points the base's intervals hold, or an upper
     bound; computed when None. ``grp_ptr``, ``grp_rules``, ``n_rules``: each group's rules
     (CSR, rule ids ``< n_rules``), which enable the bit-set build of the union counts;
-    ``path``: the build (default ``UNION_BUILD``, the cheapest per feature); ``kernel``: the
+    ``path``: the build (default ``turs._config.UNION_BUILD``, the cheapest per feature); ``kernel``: the
     serial or the parallel chunk kernel for every call (default: by the work of the call);
     ``need``: the slots whose ``delta_nll`` is wanted (``_grow_chunk_impl``; None: all);
     ``local_tests``: ``(log2_regret, base_counts, base_counts_unc, log2_d, binary,
@@ -569,12 +537,12 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     if grp_ptr is None or n_rules == 0:
         grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     n_rules = int(n_rules)
-    path = int(UNION_BUILD if path is None else path)
+    path = int(_config.UNION_BUILD if path is None else path)
     if n_cuts is None:
         n_cuts = int(np.maximum(hi - lo - 1, 0).sum())
     m = rows.shape[0]
     G = union_counts.shape[0]
-    max_work = MAX_CALL_WORK if max_work is None else max_work
+    max_work = _config.MAX_CALL_WORK if max_work is None else max_work
     n_list = (nbr_idx.shape[0] + sub_idx.shape[0]) / max(G, 1)  # list entries per group (a row's, roughly)
     per_feature = feature_work(m, G, n_list, grp_ptr[-1] if n_rules else 0, max_bins, C, 2 * (max_bins - 1))
     step = d if per_feature * d <= max_work else max(1, int(max_work // per_feature))
@@ -588,7 +556,8 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         work = m * n_cuts * (f1 - f0) / max(d, 1) * (1 + G)
         chunk = kernel
         if chunk is None:
-            chunk = _grow_chunk_parallel if NUMBA_PARALLEL and work >= PARALLEL_MIN_WORK else _grow_chunk_serial
+            parallel = _config.NUMBA_PARALLEL and work >= _config.PARALLEL_MIN_WORK
+            chunk = _grow_chunk_parallel if parallel else _grow_chunk_serial
         if n_parts > 1 and not (hi[f0:f1] - lo[f0:f1] >= 2).any():
             continue  # no cut inside the base's interval: nothing to count
         for p in range(n_parts):

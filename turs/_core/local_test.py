@@ -8,7 +8,6 @@ integer class counts both use.
 """
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 from .._config import NUMBA_CACHE

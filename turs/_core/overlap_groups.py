@@ -15,7 +15,7 @@ from numba import njit
 from numba import types as nbtypes
 from numba.typed import Dict
 
-from .._config import NUMBA_CACHE
+from .._config import MAX_SUBSET_RULES, NUMBA_CACHE  # noqa: F401  (MAX_SUBSET_RULES: the search imports it from here)
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -231,10 +231,6 @@ def _group_row_lists(group_local, g_start, n_groups):
             idx[fill[j]] = i
             fill[j] += 1
     return ptr, idx
-
-
-MAX_SUBSET_RULES = 12
-"""Largest overlap group (in rules) whose rule subsets are enumerated (2^12 - 1 per group)."""
 
 
 _SUBSET_KEY = nbtypes.UniTuple(nbtypes.int64, MAX_SUBSET_RULES)

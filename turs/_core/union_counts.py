@@ -17,56 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .. import _config
 from .._config import NUMBA_CACHE
-
-
-BIT_OP_COST = 0.1
-"""Cost of one 64-bit word operation of the bit-set build relative to one scattered float
-addition of the list builds, in :func:`feature_work`'s estimate of a call's work (measured on
-replayed kernel calls of the noisy 5k and 10k fits, see ``docs/performance.md``)."""
-
-
-# The cost model that picks the ``cum_union`` build per feature, in units of one list entry
-# of the per-row build (``row_adds``): each build's cost is linear in what it does, and the
-# constants were fitted (non-negative least squares, ``tools/replay_kernel.py fit-costs``) to
-# the differences between the builds' times on every feature of the recorded kernel calls that
-# leave the choice to the model, each feature timed alone with each build forced, on fold-0
-# fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``);
-# the per-bucket build's term per bucket, which the fit cannot tell from the
-# others, is fixed at 0.5. Before, constants tuned one at a time (``RANK_QUERY_COST``,
-# ``BIN_BUILD_COST``, and ``BIT_OP_COST`` there too): the same replays took 4-6% less time on
-# avila with the fitted ones, and within 1% of their time on the others.
-ROWS_PREFIX_COST = 2.30
-"""Per-row build: per (group, bucket, class) of its prefix sums."""
-
-
-BINS_FIXED_COST = 299.0
-"""Per-bucket build: per feature."""
-
-
-BINS_SCATTER_COST = 0.290
-"""Per-bucket build: per estimated list entry it scatters (its additions run over a group's
-classes side by side)."""
-
-
-BINS_BUCKET_COST = 0.50
-"""Per-bucket build: per (group, bucket it copies, class)."""
-
-
-BITS_FIXED_COST = 1054.0
-"""Bit-set build: per feature."""
-
-
-BITS_RULE_COST = 3.03
-"""Bit-set build: per (covered row, rule of its group) it sets a bit for."""
-
-
-BITS_WORD_COST = 0.266
-"""Bit-set build: per 64-bit word of the rules' sets and the groups' unions."""
-
-
-BITS_RANK_COST = 1.41
-"""Bit-set build: per rank query, (group, bucket, class of a covered row)."""
 
 
 @njit(cache=NUMBA_CACHE)
@@ -233,11 +185,6 @@ def _union_counts_by_bits(row_group, row_class, g_ptr, g_rules, n_rules, n_class
     return union
 
 
-UNION_BITS_WORD_COST = 0.25
-"""Cost of one 64-bit word of ``_union_counts_by_bits`` (an OR, or a popcount) relative to one
-shared-rule triple of ``_union_counts``, in :func:`union_counts_cheapest`'s choice."""
-
-
 def union_counts_cheapest(group_masks: np.ndarray, group_counts: np.ndarray, row_group: np.ndarray,
                           row_class: np.ndarray) -> np.ndarray:
     """``(G, C)`` union counts of the overlap groups (:func:`group_union_counts`) by the cheaper
@@ -252,7 +199,7 @@ def union_counts_cheapest(group_masks: np.ndarray, group_counts: np.ndarray, row
     per_rule = np.bincount(ki, minlength=K).astype(np.float64)
     triples = float(per_rule @ per_rule)
     rows = row_group.shape[0]
-    words = UNION_BITS_WORD_COST * (ki.shape[0] + K) * (rows / 64.0 + 1.0) + rows * ki.shape[0] / G
+    words = _config.UNION_BITS_WORD_COST * (ki.shape[0] + K) * (rows / 64.0 + 1.0) + rows * ki.shape[0] / G
     if words < triples:
         g_ptr = np.concatenate([[0], np.cumsum(np.bincount(gi, minlength=G))]).astype(np.int64)
         return _union_counts_by_bits(np.ascontiguousarray(row_group, dtype=np.int64),

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core import growth
+from .. import _config
 from .._core.candidate_score import _finish_growths
-from .._core.growth import PATH_BITS, _grow_candidates, _grow_chunk_serial, feature_work, n_slots
+from .._config import PATH_BITS
+from .._core.growth import _grow_candidates, _grow_chunk_serial, feature_work, n_slots
 from .._core.literal_cover import _rows_in_interval
 from .._core.overlap_groups import _localize_groups
 from .._core.score_base import _list_lengths, _score_base
@@ -19,7 +20,7 @@ from .state import RuleSetState, SearchData, local_neighbours, local_rules, loca
 
 BETWEEN_KERNEL_CALLS = checkpoint
 """A function the growth kernel calls before each of its calls (a base's features are split
-into calls of bounded work, ``turs._core.growth.MAX_CALL_WORK``): a hook for a progress
+into calls of bounded work, ``turs._config.MAX_CALL_WORK``): a hook for a progress
 bar or for stopping a fit, e.g. by raising. Default :func:`turs._fit_control.checkpoint`: a
 Ctrl-C pressed during a fit raises ``KeyboardInterrupt`` there; a no-op outside a fit. None: nothing."""
 
@@ -161,7 +162,7 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
 class GrowthCall:
     """One base's growth scoring in three steps: the kernels' inputs (made here, in Python),
     :meth:`run` (the kernels) and :meth:`finish` (the :class:`Growths`). ``one_call``: the
-    kernel work fits one jitted call without the GIL (:data:`ONE_CALL_PER_BASE`); such a
+    kernel work fits one jitted call without the GIL (``turs._config.ONE_CALL_PER_BASE``); such a
     call's :meth:`run` reads no Python object the other steps write, so another thread can
     make it (``turs.search.scoring._score_split``)."""
 
@@ -195,9 +196,9 @@ class GrowthCall:
             _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
             *(data.prefix_tables.tables(base.literals) if _tables_read(base.literals, data.binary) else _UNREAD_TABLES),
             *data.prefix_tables.later_k_without(base.literals, _lower_bound_literals(base) if turs2 else ()))
-        self.path = PATH_BITS if state.union_mode == "bits" else int(growth.UNION_BUILD)
+        self.path = PATH_BITS if state.union_mode == "bits" else int(_config.UNION_BUILD)
         lists = self.lists = _kernel_lists(state)
-        self.one_call = ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
+        self.one_call = _config.ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
 
     def run(self) -> tuple:
         """The kernels: ``(k_split, outputs of _finish_growths)``."""
@@ -284,12 +285,6 @@ def _tables_read(literals: tuple, binary: np.ndarray) -> bool:
     return False
 
 
-ONE_CALL_PER_BASE = True
-"""Score a base whose growth-kernel work fits one serial call (``MAX_CALL_WORK``, and below
-``PARALLEL_MIN_WORK`` unless ``serial``) in one jitted call without the GIL
-(``turs._core.score_base._score_base``): the same kernels on the same arrays, so the same numbers
-to the bit. False: the separate calls with Python between them (the tests compare both)."""
-
 _NO_LIST = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 
 
@@ -315,10 +310,10 @@ def _fits_one_call(base: Candidate, present: np.ndarray, lists: tuple, state: Ru
     n_nbr, n_sub, n_rules = _list_lengths(present, lists[0], lists[3], lists[4], lists[8], lists[9])
     per_feature = feature_work(m, P, (n_nbr + n_sub) / max(P, 1), n_rules if state.K else 0, data.max_bins,
                                data.n_classes, 2 * (data.max_bins - 1))
-    if per_feature * data.d > growth.MAX_CALL_WORK:
+    if per_feature * data.d > _config.MAX_CALL_WORK:
         return False
-    return (serial or not growth.NUMBA_PARALLEL
-            or m * data.n_cuts_total * (1 + P) < growth.PARALLEL_MIN_WORK)
+    return (serial or not _config.NUMBA_PARALLEL
+            or m * data.n_cuts_total * (1 + P) < _config.PARALLEL_MIN_WORK)
 
 
 TURS2_MIN_SPLIT = 2

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _config
 from .._core.literal_cover import _rows_in_interval
 from .._core.refinement import _bin_extremes, _pair_extremes
 
-CACHE_BYTES = 64 * 2**20
-"""Memory the cached rows and tables may hold; beyond it both caches start again empty."""
 
 _NO_TABLES = np.zeros((0, 0), dtype=np.int64)
 _NO_LATER = (_NO_TABLES, np.zeros(0, dtype=np.bool_))
@@ -43,7 +42,7 @@ class PrefixTables:
         self.bins, self.bin_min, self.bin_max = data.bins, data.bin_min, data.bin_max
         self._rows_by_bin, self._bin_ptr = data.rows_by_bin, data.bin_ptr
         self.max_b = data.max_bins
-        self.cache_bytes = CACHE_BYTES if cache_bytes is None else cache_bytes
+        self.cache_bytes = _config.CACHE_BYTES if cache_bytes is None else cache_bytes
         self._rows: dict = {}  # literal prefix -> the rows satisfying it
         self._packed: dict = {}  # (literals but the last, last feature) -> a rule's packed tables
         self._extremes: dict = {}  # (literal prefix, feature) -> its smallest and largest bin there
