@@ -11,6 +11,29 @@ from turs.mdl import overlap_groups
 _NO_TABLES = (*(np.zeros((0, 0), dtype=np.int64),) * 3, np.zeros(0, dtype=np.bool_))
 
 
+def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary, lits, base_vo,
+                    base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d, base_counts,
+                    base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules, model_next, total_m,
+                    absolute, beam_width, split_cut_bits, split_extra, log2_int, placeholder_scores, scan_rows1,
+                    bin_min, bin_max, bucket_edges, min_split, ref_tmin, ref_tmax, later_k_known, later_known):
+    """``_finish_growths`` on its inputs as one flat list (the order the tests below pass them),
+    gathered into the kernel's records."""
+    from turs._core.candidate_score import BaseRule, DataTables, RuleSetCounts, ScoringSettings
+    from turs._core.candidate_score import _finish_growths as kernel
+    from turs._core.growth import GrowthOutputs
+
+    C = counts.shape[1]
+    data = DataTables(bins, np.zeros(bins.shape[1], dtype=np.int64), C, n_bins, valid.shape[0], binary, turs2, log2_d,
+                      log2_regret, log2_int, bin_min, bin_max)
+    base = BaseRule(np.zeros(0, dtype=np.int64), lits, base_vo, base_vo_sum, base_k_values, header_new, header_old,
+                    base_counts, base_counts_unc, split_extra, scan_rows, scan_rows1, ref_tmin, ref_tmax,
+                    later_k_known, later_known)
+    rule_set = RuleSetCounts(else_counts, nll_covered, regret_rules, model_next, total_m)
+    settings = ScoringSettings(beam_width, absolute, split_cut_bits, placeholder_scores, bucket_edges, min_split)
+    return kernel(GrowthOutputs(valid, new_lo, new_hi, counts, counts_unc, delta, k_split), base, rule_set, data,
+                  settings)
+
+
 def _problem(seed, n=120, d=4, C=3, K=3):
     return naive.random_growth_problem(seed, n, d, C, K, max_bins=7, cover_p=0.35)
 
@@ -152,7 +175,7 @@ def test_small_kernels_equal_naive(seed):
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("absolute", [False, True])
 def test_score_candidates_equals_naive(seed, absolute):
-    from turs._core.candidate_score import _score_candidates
+    from turs._core.candidate_score import RuleSetCounts, _score_candidates
     from turs._core.regret import log2_regret_table
 
     rng = np.random.default_rng(seed)
@@ -169,8 +192,8 @@ def test_score_candidates_equals_naive(seed, absolute):
     l_split = rng.uniform(1, 6, m)
     lr = log2_regret_table(1000, C)
     model_score = model - rng.uniform(0, 4, m)  # what r and R use (a refinement's search score)
-    got = _score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
-                            l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, _log2_table(1000), model_score)
+    got = _score_candidates(counts, counts_unc, delta, model, model_score, l_split, base_counts, base_unc,
+                            RuleSetCounts(else_counts, 50.0, 12.0, 3.0, 400.0), lr, _log2_table(1000), absolute)
     want = naive.score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
                                   l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, model_score)
     assert len(got) == 9
@@ -404,7 +427,6 @@ def test_best_per_bucket_equals_naive(seed):
 def test_finish_growths_equals_naive(seed, turs2, split_code):
     """Compaction, L(S') of new and refined literals, scores and buckets of one base rule;
     the local test with the thesis' ``L_split`` or the authors' (per-column bits + a constant)."""
-    from turs._core.candidate_score import _finish_growths
     from turs._core.refinement import _refinement_model_bits
     from turs._core.regret import log2_regret_table
 
@@ -471,7 +493,6 @@ def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
     itself stay exact. The base's first literal is lower- or upper-bounded, its second the
     other way, so every case occurs: a tighter bound, an upper bound joining a lower one, and a
     lower bound joining an upper one before the last literal and as the last one."""
-    from turs._core.candidate_score import _finish_growths
     from turs._core.refinement import _refinement_model_bits, _value_op_bits
     from turs._core.regret import log2_regret_table
 

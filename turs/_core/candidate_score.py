@@ -10,6 +10,7 @@ refines a literal (``docs/spec-notes.md``).
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -19,10 +20,71 @@ from .local_test import _nll_int
 from .refinement import _refinement_from_tables, _refinement_tables, _value_op_bits
 
 
+class DataTables(NamedTuple):
+    """The training data and the code tables of a fit, as the scoring kernels read them (made
+    once per fit from ``turs.search.state.SearchData``)."""
+
+    bins: np.ndarray  # (d, n) uint8 bin codes, ``bin = #{cuts <= x}``
+    y: np.ndarray  # (n,) int64 class codes
+    n_classes: int
+    n_bins: np.ndarray  # (d,) int64 bins per feature
+    n_slots: int  # the growth kernel's candidate slots (``turs._core.growth.n_slots``)
+    binary: np.ndarray  # (d,) bool: a feature of two bins (one cut)
+    turs2: bool  # the authors' model encoding of a literal's form (``_value_op_bits``)
+    log2_d: float  # ``log2`` of the number of features: ``L_split``'s choice of feature
+    log2_regret: np.ndarray  # (n + 1,) ``log2`` of the NML regret of 0..n rows (read-only)
+    log2_int: np.ndarray  # (n + 1,) ``log2`` of 0..n
+    bin_min: np.ndarray  # (d,) int64 each feature's smallest bin over all rows
+    bin_max: np.ndarray  # (d,) int64 and largest
+
+
+class BaseRule(NamedTuple):
+    """The base rule a beam grows, as the scoring kernels read it (made once per base)."""
+
+    rows: np.ndarray  # (m,) int64 its cover
+    lits: np.ndarray  # (k, 3) int64 its literals: feature, lowest bin, bin past the highest
+    value_ops: np.ndarray  # (k,) its literals' ``L_value_op`` (Eq. 3.15-3.16)
+    value_ops_sum: float
+    k_values: np.ndarray  # (k,) int64 its literals' ``K_value``
+    header_new: float  # the rule header's bits for k + 1 literals
+    header_old: float  # and for k
+    counts: np.ndarray  # (C,) int64 its class counts on S
+    counts_unc: np.ndarray  # (C,) int64 and on S \ M
+    split_extra: float  # ``L_split``'s constant (the authors' search; 0 for the thesis')
+    scan_rows: np.ndarray  # rows satisfying literal 0, or a superset (``_refinement_tables``)
+    scan_rows1: np.ndarray  # rows satisfying literal 1, or a superset (``_later_k_without``)
+    ref_tmin: np.ndarray  # the refinement tables (``turs._core.refinement``), or (0, 0) to
+    ref_tmax: np.ndarray  # build them from ``scan_rows``
+    later_k_known: np.ndarray  # (k, k) rows of ``_later_k_without`` the caller has
+    later_known: np.ndarray  # (k,) bool: which (both empty: none)
+
+
+class RuleSetCounts(NamedTuple):
+    """The rule set ``M`` a growth would join, as ``_score_candidates`` reads it (made once per
+    rule set)."""
+
+    else_counts: np.ndarray  # (C,) int64 class counts of the rows no rule covers
+    nll_covered: float  # the data code length of the rows ``M`` covers (Eq. 3.6)
+    regret_rules: float  # the regrets of ``M``'s rules
+    model_next: float  # ``L(M)`` with one more rule, before that rule's own code
+    total_m: float  # ``L(D, M)``
+
+
+class ScoringSettings(NamedTuple):
+    """The search settings the scoring kernels read, made once per fit from
+    ``turs.search.settings.SearchSettings`` (``turs.search.growths.scoring_settings``)."""
+
+    beam_width: int  # W: the patience buckets (Eq. 3.23)
+    absolute: bool  # score ``"absolute"``: r and R not divided by the coverage
+    split_cut_bits: np.ndarray  # (d,) ``L_split``'s per-feature bits (the authors' search), or empty
+    placeholder_scores: bool  # r and R of a refined literal as the authors' search charges it
+    bucket_edges: np.ndarray  # the authors' bucket edges, or empty for the thesis' buckets
+    min_split: int  # the authors' smallest uncovered part on each side of a cut
+
+
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
-                      l_split, log2_regret, nll_covered, regret_rules, model_next, total_m,
-                      absolute, log2_int, model_score):
+def _score_candidates(counts, counts_unc, delta, model, model_score, l_split, base_counts, base_counts_unc, rule_set,
+                      log2_regret, log2_int, absolute):
     r"""Eq. 3.20-3.25 for every candidate: ``L(D, M + S')``, ``r``, ``R`` and the local tests.
 
     ``L(D, M + S')``: the instances M covers keep their groups except those the candidate
@@ -35,8 +97,10 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
     ``log2_int``: ``log2`` of the counts 0..n (all the counts here are integers).
     ``model_score``: the model code length ``r`` and ``R`` use (``model`` itself, or what the
     authors' search charges a refined literal, see ``_placeholder_model_bits``);
-    ``L(D, M + S')`` always uses ``model``.
+    ``L(D, M + S')`` always uses ``model``. ``rule_set``: :class:`RuleSetCounts`.
     """
+    else_counts, nll_covered, regret_rules, model_next, total_m = (
+        rule_set.else_counts, rule_set.nll_covered, rule_set.regret_rules, rule_set.model_next, rule_set.total_m)
     m, C = counts.shape
     total_after = np.empty(m)
     r = np.full(m, -np.inf)
@@ -167,9 +231,7 @@ def _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_ro
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum, base_k_values,
-                            header_old, bins, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max,
-                            later_k_known, later_known):
+def _placeholder_model_bits(model, feat, lo, lit_of, base, data):
     """The model code length the authors' search charges a growth that refines literal ``p`` of
     its base (``ModelEncoding.cl_model_after_growing_rule_on_icol`` with ``rule_cl_model_dep``;
     ``model`` is returned for the other growths).
@@ -189,8 +251,14 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
 
     ``later_k_known`` (k, k), ``later_known`` (k,) bool: row p of :func:`_later_k_without` where
     ``later_known[p]`` (the caller has it, see ``turs.search.prefix_tables``); else (or both
-    empty) it is scanned here.
+    empty) it is scanned here. ``base``: :class:`BaseRule`, ``data``: :class:`DataTables`.
     """
+    lits, base_vo, base_vo_sum, base_k_values, header_old = (base.lits, base.value_ops, base.value_ops_sum,
+                                                             base.k_values, base.header_old)
+    scan_rows, scan_rows1, later_k_known, later_known = (base.scan_rows, base.scan_rows1, base.later_k_known,
+                                                         base.later_known)
+    bins, n_bins, binary, turs2, bin_min, bin_max = (data.bins, data.n_bins, data.binary, data.turs2, data.bin_min,
+                                                     data.bin_max)
     m = feat.shape[0]
     k = lits.shape[0]
     out = model.copy()
@@ -225,12 +293,7 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
-                    lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
-                    base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                    placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
-                    later_k_known, later_known):
+def _finish_growths(grown, base, rule_set, data, settings):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
@@ -259,7 +322,23 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part),
     splits_uncovered, and the two sides of the local tests (``_score_candidates``): split_bits,
     split_bits_unc (per growth), nml_base, nml_base_unc (the base's).
+
+    The records: ``grown`` the growth kernel's outputs (``turs._core.growth.GrowthOutputs``),
+    ``base`` :class:`BaseRule`, ``rule_set`` :class:`RuleSetCounts`, ``data``
+    :class:`DataTables`, ``settings`` :class:`ScoringSettings` (``placeholder_scores``,
+    ``bucket_edges`` (``turs2_edges`` above), ``min_split``, ``beam_width``, ``absolute``,
+    ``split_cut_bits``).
     """
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = grown
+    lits, base_vo, base_vo_sum, base_k_values, header_new, header_old = (
+        base.lits, base.value_ops, base.value_ops_sum, base.k_values, base.header_new, base.header_old)
+    base_counts, base_counts_unc, split_extra, scan_rows, ref_tmin, ref_tmax = (
+        base.counts, base.counts_unc, base.split_extra, base.scan_rows, base.ref_tmin, base.ref_tmax)
+    bins, n_bins, binary, turs2, log2_d, log2_regret, log2_int = (
+        data.bins, data.n_bins, data.binary, data.turs2, data.log2_d, data.log2_regret, data.log2_int)
+    absolute, beam_width, split_cut_bits, placeholder_scores, turs2_edges, min_split = (
+        settings.absolute, settings.beam_width, settings.split_cut_bits, settings.placeholder_scores,
+        settings.bucket_edges, settings.min_split)
     d = n_bins.shape[0]
     S = valid.shape[0] // d
     C = counts.shape[1]
@@ -328,12 +407,10 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
                 later_vo[i, q] = nvo[j, q]
     model_score = model
     if placeholder_scores and n_ref > 0:
-        model_score = _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
-                                              base_k_values, header_old, bins, n_bins, binary, turs2,
-                                              scan_rows, scan_rows1, bin_min, bin_max, later_k_known, later_known)
+        model_score = _placeholder_model_bits(model, feat, lo, lit_of, base, data)
     total_after, r, R, local, aux_local, split_bits, split_bits_unc, nml_base, nml_base_unc = _score_candidates(
-        cts, cts_unc, dl, model, base_counts, base_counts_unc, else_counts, l_split, log2_regret,
-        nll_covered, regret_rules, model_next, total_m, absolute, log2_int, model_score)
+        cts, cts_unc, dl, model, model_score, l_split, base_counts, base_counts_unc, rule_set, log2_regret, log2_int,
+        absolute)
     cov = np.zeros(m, dtype=np.int64)
     cov_unc = np.zeros(m, dtype=np.int64)
     for i in range(m):

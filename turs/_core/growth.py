@@ -21,6 +21,7 @@ per-feature body as a kernel of its own, warm fits of small data were 30-50% slo
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit, prange
@@ -33,6 +34,18 @@ from ._cache import _variant
 from .local_test import _local_tests_at_cut, _nll_int, _passes_a_local_test
 from .overlap_groups import _group_row_lists
 from .union_counts import _union_by_bits, _union_by_buckets, _union_by_rows
+
+
+class GrowthOutputs(NamedTuple):
+    """The growth kernel's outputs per candidate slot (``_grow_chunk_impl``)."""
+
+    valid: np.ndarray  # (slots,) bool: a candidate (splits the base, adds a row outside M)
+    new_lo: np.ndarray  # (slots,) int64 its interval on its feature
+    new_hi: np.ndarray  # (slots,) int64
+    counts: np.ndarray  # (slots, C) int64 its class counts on S'
+    counts_unc: np.ndarray  # (slots, C) int64 and on S' \ M
+    delta_nll: np.ndarray  # (slots,) the change of the data code of the rows M covers
+    k_split: np.ndarray  # (d,) int64 cut points of each feature that split the base
 
 
 @njit(cache=NUMBA_CACHE)
@@ -435,9 +448,9 @@ def n_slots(n_bins: np.ndarray, max_bins: int | None = None) -> int:
 
 def _outputs(n_bins, C, S):
     d = n_bins.shape[0]
-    return (np.zeros(S, dtype=np.bool_), np.zeros(S, dtype=np.int64), np.zeros(S, dtype=np.int64),
-            np.zeros((S, C), dtype=np.int64), np.zeros((S, C), dtype=np.int64), np.zeros(S),
-            np.zeros(d, dtype=np.int64))
+    return GrowthOutputs(np.zeros(S, dtype=np.bool_), np.zeros(S, dtype=np.int64), np.zeros(S, dtype=np.int64),
+                         np.zeros((S, C), dtype=np.int64), np.zeros((S, C), dtype=np.int64), np.zeros(S),
+                         np.zeros(d, dtype=np.int64))
 
 
 def _grow_candidates_serial(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,

@@ -10,12 +10,35 @@ counting.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 from numba import types as nbtypes
 from numba.typed import Dict
 
 from .._config import MAX_SUBSET_RULES, NUMBA_CACHE  # noqa: F401  (MAX_SUBSET_RULES: the search imports it from here)
+
+
+class OverlapLists(NamedTuple):
+    """The overlap groups' lists of a rule set as the kernels read them, for all its groups
+    (made once per rule set, ``turs.search.growths``): the union counts and the CSR lists the
+    growth kernel's union builds walk. A rule set that keeps no pair or subset lists has empty
+    ones there and ``has_nbr`` / ``has_sub`` False."""
+
+    union_counts: np.ndarray  # (G, C) float class counts of the union of each group's rules' covers
+    nbr_ptr: np.ndarray  # per group J, the groups g it adds ``w`` times its rows to (pair lists)
+    nbr_idx: np.ndarray
+    nbr_w: np.ndarray
+    has_nbr: bool
+    sub_ptr: np.ndarray  # per group, its rule subsets (indices < n_sub) with their signs
+    sub_idx: np.ndarray
+    sub_sign: np.ndarray
+    n_sub: int
+    has_sub: bool
+    grp_ptr: np.ndarray  # per group, its rules (ids < n_rules): the bit-set build's lists
+    grp_rules: np.ndarray
+    n_rules: int
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
