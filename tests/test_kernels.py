@@ -3,12 +3,20 @@ import numpy as np
 import pytest
 
 import naive
-from turs._core.growth import _grow_candidates
+from turs._core.growth import _grow_candidates, growth_records
 from turs._core.literal_cover import _rows_in_interval
 from turs.mdl import overlap_groups
 
 # _finish_growths' last four arguments: scan for the refinement tables and the later K_values
 _NO_TABLES = (*(np.zeros((0, 0), dtype=np.int64),) * 3, np.zeros(0, dtype=np.bool_))
+
+
+def _grow(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign, n_sub,
+          log2_int, n_cuts=None, grp_ptr=None, grp_rules=None, n_rules=0, **options):
+    """The growth kernel's driver on plain arrays (gathered into its records by ``growth_records``)."""
+    inputs, lists = growth_records(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr,
+                                   sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules)
+    return _grow_candidates(inputs, lists, n_cuts, **options)
 
 
 def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary, lits, base_vo,
@@ -73,7 +81,7 @@ def test_grow_candidates_equals_naive(seed, mode):
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present],
                      dtype=float).reshape(len(present), C)
     nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
-    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow(
         bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub, _log2_table(len(y)))
     want = naive.grow_candidates(bins, y, rows, lo, hi, n_bins, C, covers)
     S = len(valid) // bins.shape[0]
@@ -98,6 +106,7 @@ def test_union_counts_by_rows_equal_the_covers(seed, mode):
     group's rules, counted directly from the covers; the growth kernel itself is checked against
     the naive twin above whichever build it picks (with seeds 3 and 7 it picks the per-bin build
     for some features, the per-row one for the others)."""
+    from turs._core.overlap_groups import OverlapLists
     from turs._core.union_counts import _union_by_rows
 
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=200, K=4 + seed % 3)
@@ -110,8 +119,9 @@ def test_union_counts_by_rows_equal_the_covers(seed, mode):
         b = bins[f, rows]
         got = np.zeros((len(present), nb + 1, C), dtype=np.int64)
         identity = np.arange(nb, dtype=np.int64)  # each bin its own bucket
-        _union_by_rows(got, bins[f], identity, y, rows, gl, nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub,
-                       int(b.min()), int(b.max()))
+        lists = OverlapLists(np.zeros((0, C)), nbr_ptr, nbr_idx, nbr_w, True, ptr, idx, sign, n_sub, True,
+                             np.zeros(1, np.int64), np.zeros(0, np.int64), 0)
+        _union_by_rows(got, bins[f], identity, y, rows, gl, lists, int(b.min()), int(b.max()))
         for k, g in enumerate(present):
             inside = covers[rows][:, masks[g]].any(axis=1)
             for t in range(nb + 1):
@@ -279,7 +289,8 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
         nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
         args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub,
                 _log2_table(len(y)))
-        for a, b in zip(_grow_candidates_serial(*args), _grow_candidates_parallel(*args)):
+        records = growth_records(*args)
+        for a, b in zip(_grow_candidates_serial(*records), _grow_candidates_parallel(*records)):
             np.testing.assert_array_equal(a, b)
 
 
@@ -440,9 +451,9 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
         lo[j], hi[j] = a, b
     rows = np.flatnonzero(np.all([(bins[j] >= a) & (bins[j] < b) for j, a, b in lits], axis=0)).astype(np.int64)
     gl = -np.ones(len(rows), dtype=np.int64)
-    out = _grow_candidates(bins, y, rows, lo, hi, n_bins, C, gl, np.zeros(1, np.int64), np.zeros(0, np.int64),
-                           np.zeros(0), np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0,
-                           _log2_table(len(y)))
+    out = _grow(bins, y, rows, lo, hi, n_bins, C, gl, np.zeros(1, np.int64), np.zeros(0, np.int64),
+                np.zeros(0), np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0,
+                _log2_table(len(y)))
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = out
     delta = rng.normal(size=len(delta))  # any data-cost change: only carried through
     base_vo = np.array([3.0, 2.5])
@@ -514,9 +525,9 @@ def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
         lo[j], hi[j] = a, b
     base_k, base_vo = np.array(base_k, dtype=np.int64), np.array(base_vo)
     rows = np.flatnonzero(reach).astype(np.int64)
-    out = _grow_candidates(bins, y, rows, lo, hi, n_bins, C, -np.ones(len(rows), dtype=np.int64),
-                           np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, C)),
-                           np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0, _log2_table(150))
+    out = _grow(bins, y, rows, lo, hi, n_bins, C, -np.ones(len(rows), dtype=np.int64),
+                np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, C)),
+                np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0, _log2_table(150))
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = out
     base_counts = np.bincount(y[rows], minlength=C).astype(np.int64)
     base_unc = base_counts.copy()
@@ -705,7 +716,7 @@ def test_growth_kernel_marks_the_slots_that_pass_a_local_test(seed):
     rest = np.empty(C, dtype=np.int64)
     for counts_given in (base, base + np.arange(C)):  # the second is not the rows' counts
         need = np.zeros(2 * bins.shape[0] * (n_bins.max() - 1), dtype=np.bool_)
-        valid, _, _, counts, counts_unc, _, k_split = _grow_candidates(
+        valid, _, _, counts, counts_unc, _, k_split = _grow(
             bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub, log2_int,
             need=need,
             local_tests=(log2_regret, counts_given, base_unc, log2_d, binary, np.zeros(0), 0.0))

@@ -43,9 +43,18 @@ from profile_scale import fold0  # noqa: E402
 
 def _written_in_place(kernel) -> list:
     """The positions of the chunk kernel's arguments it writes: ``need`` and its outputs
-    (``valid`` to the end), read from its signature."""
+    (``out`` to the end), read from its signature."""
     names = list(inspect.signature(kernel.py_func).parameters)
-    return [names.index("need"), *range(names.index("valid"), len(names))]
+    return [names.index("need"), *range(names.index("out"), len(names))]
+
+
+def _copy(value):
+    """A deep copy of an argument: an array, or a record (named tuple) of arrays and scalars."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_copy(v) for v in value))
+    return value
 
 
 def _fresh(args, written, at=None) -> list:
@@ -53,7 +62,7 @@ def _fresh(args, written, at=None) -> list:
     and some replaced (``at``: position -> value)."""
     args = list(args)
     for i in written:
-        args[i] = args[i].copy()
+        args[i] = _copy(args[i])
     for i, value in (at or {}).items():
         args[i] = value
     return args
@@ -75,7 +84,7 @@ def record(data: str, out: str, every: int) -> None:
         def call(*args):
             seen[0] += 1
             if seen[0] % every == 0:
-                calls.append((tag, [a.copy() if isinstance(a, np.ndarray) else a for a in args]))
+                calls.append((tag, [_copy(a) for a in args]))
             return kernel(*args)
         return call
 
@@ -94,6 +103,7 @@ def record(data: str, out: str, every: int) -> None:
 def load_kernel(path: str, index: int):
     """A copy of the growth kernel module from ``path``, importable beside ``turs``'s own."""
     source = Path(path).read_text().replace("from .._config import", "from turs._config import")
+    source = source.replace("from .. import _config", "from turs import _config")
     source = re.sub(r"^from \.(\w)", r"from turs._core.\1", source, flags=re.M)  # its sibling modules
     folder = Path(tempfile.mkdtemp(prefix="turs_kernel_"))
     file = folder / f"kernel_version_{index}.py"
@@ -114,7 +124,7 @@ def _run(module, calls, as_recorded, keep=False):
         kernel(*args)
         seconds += time.perf_counter() - start
         if keep:
-            outputs.append([args[i] for i in written])
+            outputs.append([a for i in written for a in (args[i] if hasattr(args[i], "_fields") else (args[i],))])
     return seconds, outputs
 
 
@@ -153,10 +163,10 @@ def _instrumented_kernel(path: str):
     """A copy of the kernel whose chunk function also writes, per feature that reaches the union
     build, what each build would do (``_COMPONENTS``) into an extra last argument ``stats``."""
     source = Path(path).read_text()
-    head, anchor = "counts_unc, delta_nll, k_split):", "        use = path\n"
+    head, anchor = "need_tested, tests, out):", "        use = path\n"
     if source.count(head) != 1 or source.count(anchor) != 1:
         raise SystemExit(f"{path}: the kernel no longer has the lines fit-costs instruments ({head!r}, {anchor!r})")
-    source = source.replace(head, "counts_unc, delta_nll, k_split, stats):").replace(anchor, _COMPONENTS + anchor)
+    source = source.replace(head, "need_tested, tests, out, stats):").replace(anchor, _COMPONENTS + anchor)
     copy = Path(tempfile.mkdtemp(prefix="turs_kernel_")) / "instrumented.py"
     copy.write_text(source)
     return load_kernel(str(copy), 99)
@@ -167,13 +177,13 @@ def _feature_timings(module, calls, repeats):
     alone (``f_start = f``, ``f_stop = f + 1``) with each build forced, best of ``repeats``."""
     kernel = module._grow_chunk_serial
     names = list(inspect.signature(kernel.py_func).parameters)
-    i_path, i_start, i_stop, i_bins = (names.index(n) for n in ("path", "f_start", "f_stop", "bins"))
+    i_path, i_start, i_stop, i_inputs = (names.index(n) for n in ("path", "f_start", "f_stop", "inputs"))
     written = _written_in_place(kernel)[:-1]  # the outputs, without ``stats``
     X, T = [], []
     for _, args in calls:
         if args[i_path] != module.PATH_AUTO:
             continue
-        d = args[i_bins].shape[0]
+        d = args[i_inputs].bins.shape[0]
         stats = np.zeros((d, 8))
         kernel(*_fresh(args, written), stats)
         for f in np.flatnonzero(stats[:, 0]):

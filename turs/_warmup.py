@@ -36,11 +36,11 @@ def warmup() -> float:
     bins = np.zeros((2, 4), dtype=np.uint8)
     bins[:, 2:] = 1
     z = np.zeros(0, dtype=np.int64)
-    growth._grow_candidates_parallel(
+    growth._grow_candidates_parallel(*growth.growth_records(
         bins, np.array([0, 1, 0, 1], dtype=np.int64), np.arange(4, dtype=np.int64),
         np.zeros(2, dtype=np.int64), np.full(2, 2, dtype=np.int64), np.full(2, 2, dtype=np.int64), 2,
         np.full(4, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), z, np.zeros(0), np.zeros((0, 2)),
-        np.zeros(1, dtype=np.int64), z, np.zeros(0), 0, np.concatenate([[0.0], np.log2(np.arange(1, 5))]))
+        np.zeros(1, dtype=np.int64), z, np.zeros(0), 0, np.concatenate([[0.0], np.log2(np.arange(1, 5))])))
     # the union counts by bit sets only run on rule sets with many overlap groups (a first fit of
     # 6,000 noisy rows compiled them mid-fit: 0.7 s in which Ctrl-C waits)
     one = np.array([0, 1, 3], dtype=np.int64)

@@ -32,8 +32,23 @@ from .._config import (BINS_BUCKET_COST, BINS_FIXED_COST, BINS_SCATTER_COST, BIT
                        ROWS_PREFIX_COST)
 from ._cache import _variant
 from .local_test import _local_tests_at_cut, _nll_int, _passes_a_local_test
-from .overlap_groups import _group_row_lists
+from .local_test import LocalTests
+from .overlap_groups import OverlapLists, _group_row_lists
 from .union_counts import _union_by_bits, _union_by_buckets, _union_by_rows
+
+
+class GrowthInputs(NamedTuple):
+    """A base rule's cover and the data, as the growth kernel reads them."""
+
+    bins: np.ndarray  # (d, n) uint8 bin codes, ``bin = #{cuts <= x}``
+    y: np.ndarray  # (n,) int64 class codes
+    rows: np.ndarray  # (m,) int64 the base rule's cover
+    lo: np.ndarray  # (d,) int64 the base rule's bin interval per feature (its rows lie inside it)
+    hi: np.ndarray  # (d,) int64
+    n_bins: np.ndarray  # (d,) int64 number of bins per feature
+    n_classes: int
+    group_local: np.ndarray  # (m,) int64 overlap group of each row of ``rows`` (-1: not covered by M)
+    log2_int: np.ndarray  # (n + 1,) ``log2`` of 0..n (counts; entry 0 unused)
 
 
 class GrowthOutputs(NamedTuple):
@@ -57,33 +72,23 @@ def _slot_interval(f, S, l, h, t, side):
     return t, h, f * S + 2 * (t - 1) + 1
 
 
-def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
-                     union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules,
-                     f_start, f_stop, g_start, g_stop, path, need, need_tested, log2_regret, base_counts,
-                     base_counts_unc, log2_d, binary, split_cut_bits, split_extra, valid, new_lo, new_hi, counts,
-                     counts_unc, delta_nll, k_split):
+def _grow_chunk_impl(inputs, lists, f_start, f_stop, g_start, g_stop, path, need, need_tested, tests, out):
     r"""Counts of every one-literal growth of a base rule (Algorithm 4, line 7) on the features
-    ``f_start..f_stop-1``, written into ``valid`` .. ``k_split`` (see :func:`_grow_candidates`),
+    ``f_start..f_stop-1``, written into ``out`` (:class:`GrowthOutputs`; see :func:`_grow_candidates`),
     with the data-code terms of the groups ``g_start..g_stop-1`` only: a feature whose work is
     too large for one call is done in several calls over consecutive group ranges (each call
     adds its groups' terms to ``delta_nll``, so every slot still sums its groups in increasing
     order). A call over part of the groups uses the bit-set build (it needs ``n_rules > 0``).
 
-    Parameters (plain arrays)
-    -------------------------
-    bins : (d, n) uint8       bin codes, ``bin = #{cuts <= x}``
-    y : (n,) int64            class codes
-    rows : (m,) int64         the base rule's cover
-    lo, hi : (d,) int64       the base rule's bin interval per feature (its rows lie inside it)
-    n_bins : (d,) int64       number of bins per feature
-    group_local : (m,) int64  overlap group of each row of ``rows`` (-1: not covered by M)
-    nbr_ptr, nbr_idx, nbr_w : CSR lists, per group J, of groups g with a weight ``w``
-    union_counts : (G, C) float  class counts of the union of the covers of group g's rules
-    sub_ptr, sub_idx, sub_sign : CSR lists, per group, of rule subsets ``T`` (indices ``< n_sub``)
-        with a sign
-    log2_int : (n + 1,) float    ``log2`` of 0..n (counts; entry 0 unused)
-    grp_ptr, grp_rules : CSR lists of each group's rules (ids ``< n_rules``); empty (``n_rules
-        = 0``) when the caller has none, which rules out the bit-set build
+    Parameters
+    ----------
+    inputs : :class:`GrowthInputs`  the data, the base's cover and intervals, each covered row's
+        overlap group
+    lists : ``OverlapLists``  the present groups' lists, numbered locally: union counts (G, C),
+        pair lists ``nbr_ptr, nbr_idx, nbr_w`` (per group J, the groups g it adds ``w`` times its
+        rows to), subset lists ``sub_ptr, sub_idx, sub_sign`` (per group, its rule subsets ``T``,
+        indices ``< n_sub``, with a sign) and rule lists ``grp_ptr, grp_rules`` (ids ``< n_rules``;
+        empty, ``n_rules = 0``, when the caller has none, which rules out the bit-set build)
     path : ``PATH_AUTO`` (the cheapest build of ``cum_union`` per feature by the cost model
         below), or one build forced (``PATH_ROWS``, ``PATH_BINS``, ``PATH_BITS``; tests)
     need : (slots,) bool      the slots whose ``delta_nll`` is wanted: the others keep 0, and a
@@ -92,10 +97,11 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     need_tested : bool       also count the data-code change of every valid growth that passes
         a local test (Eq. 3.22 or 3.25, ``_passes_a_local_test``; the only growths a beam can
         take), marking it in ``need`` (written in place: on return ``need`` says which slots
-        have ``delta_nll``); the local tests need ``log2_regret``, the base's class counts
-        ``base_counts`` and ``base_counts_unc`` (on ``S \\ M``) and ``L_split`` per feature:
-        ``log2_d + split_cut_bits[f] + split_extra`` if ``split_cut_bits`` is not empty, else
-        ``log2_d + log2 max(k_split[f], 1)`` (0 for a ``binary`` feature), as ``_finish_growths``
+        have ``delta_nll``); the local tests read ``tests`` (``LocalTests``): ``log2_regret``,
+        the base's class counts ``base_counts`` and ``base_counts_unc`` (on ``S \\ M``) and
+        ``L_split`` per feature: ``log2_d + split_cut_bits[f] + split_extra`` if
+        ``split_cut_bits`` is not empty, else ``log2_d + log2 max(k_split[f], 1)`` (0 for a
+        ``binary`` feature), as ``_finish_growths``
 
     The counts of a candidate ``S'`` inside the union of group g's rules (per bin, cumulated) are
     ``sum over g's subsets T of sign * |S' in every rule of T| + sum over groups J listing g of
@@ -119,6 +125,17 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     their rules' covers *and* the candidate's (Eq. 3.5-3.6). ``k_split[f]`` counts the cut
     points of ``f`` that split the base cover into two non-empty parts (``K_value``).
     """
+    bins, y, rows, lo, hi, n_bins, n_classes, group_local, log2_int = (
+        inputs.bins, inputs.y, inputs.rows, inputs.lo, inputs.hi, inputs.n_bins, inputs.n_classes, inputs.group_local,
+        inputs.log2_int)
+    union_counts, nbr_ptr, nbr_idx, nbr_w = lists.union_counts, lists.nbr_ptr, lists.nbr_idx, lists.nbr_w
+    sub_ptr, sub_idx, sub_sign, n_sub = lists.sub_ptr, lists.sub_idx, lists.sub_sign, lists.n_sub
+    grp_ptr, grp_rules, n_rules = lists.grp_ptr, lists.grp_rules, lists.n_rules
+    log2_regret, base_counts, base_counts_unc, log2_d, binary, split_cut_bits, split_extra = (
+        tests.log2_regret, tests.base_counts, tests.base_counts_unc, tests.log2_d, tests.binary, tests.split_cut_bits,
+        tests.split_extra)
+    valid, new_lo, new_hi, counts, counts_unc, delta_nll, k_split = (
+        out.valid, out.new_lo, out.new_hi, out.counts, out.counts_unc, out.delta_nll, out.k_split)
     d = bins.shape[0]
     m = rows.shape[0]
     C = n_classes
@@ -348,14 +365,11 @@ def _grow_chunk_impl(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
             if cost_bits < min(cost_rows, cost_bins):
                 use = PATH_BITS
         if part or (use == PATH_BITS and n_rules > 0):
-            _union_by_bits(cum_union, bins[f], bucket, y, rows, group_local, covered, grp_ptr, grp_rules, n_rules,
-                           g0)
+            _union_by_bits(cum_union, bins[f], bucket, y, rows, group_local, covered, lists, g0)
         elif use == PATH_ROWS or use == PATH_BITS:
-            _union_by_rows(cum_union, bins[f], bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr,
-                           sub_idx, sub_sign, n_sub, kmin, kmax)
+            _union_by_rows(cum_union, bins[f], bucket, y, rows, group_local, lists, kmin, kmax)
         else:
-            _union_by_buckets(cum_union, cum_g, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx, sub_sign, sub_ones, n_sub,
-                              kmin, kmax)
+            _union_by_buckets(cum_union, cum_g, lists, sub_ones, kmin, kmax)
         # the data-code change, group by group (each group's histograms stay in cache); every
         # slot still adds its groups' terms in increasing group order, as one sum per slot, and
         # a group's terms in increasing class order. A side-0 slot [l, t) holds a row of group g
@@ -453,22 +467,27 @@ def _outputs(n_bins, C, S):
                          np.zeros(d, dtype=np.int64))
 
 
-def _grow_candidates_serial(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
-                            union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int):
-    """:func:`_grow_candidates` on the serial kernel, in one call, without the groups' rule lists
-    (the signature the growth kernel had before the chunks)."""
-    return _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
-                            union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, max_work=np.inf,
-                            kernel=_grow_chunk_serial)
+def growth_records(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
+                   sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr=None, grp_rules=None, n_rules=0):
+    """The growth kernel's :class:`GrowthInputs` and ``OverlapLists`` from plain arrays (see
+    ``_grow_chunk_impl``), with the types the search passes (no rule lists: empty ones)."""
+    if grp_ptr is None or n_rules == 0:
+        grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
+    inputs = GrowthInputs(bins, y, rows, lo, hi, n_bins, int(n_classes), group_local, log2_int)
+    lists = OverlapLists(union_counts, nbr_ptr, nbr_idx, nbr_w, nbr_idx.shape[0] > 0, sub_ptr, sub_idx, sub_sign,
+                         int(n_sub), int(n_sub) > 0, grp_ptr, grp_rules, int(n_rules))
+    return inputs, lists
 
 
-def _grow_candidates_parallel(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
-                              union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int):
+def _grow_candidates_serial(inputs, lists):
+    """:func:`_grow_candidates` on the serial kernel, in one call."""
+    return _grow_candidates(inputs, lists, max_work=np.inf, kernel=_grow_chunk_serial)
+
+
+def _grow_candidates_parallel(inputs, lists):
     """:func:`_grow_candidates` on the ``prange`` kernel, in one call (``turs.warmup`` calls it:
     it compiles that kernel for the argument types the search passes)."""
-    return _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w,
-                            union_counts, sub_ptr, sub_idx, sub_sign, n_sub, log2_int, max_work=np.inf,
-                            kernel=_grow_chunk_parallel)
+    return _grow_candidates(inputs, lists, max_work=np.inf, kernel=_grow_chunk_parallel)
 
 
 def feature_work(m, n_groups, n_list, n_group_rules, nb, C, slots):
@@ -499,11 +518,11 @@ def _writable(value):
 
 
 def _as_score_base_passes(local_tests):
-    """``local_tests`` with the array flags ``_score_base`` passes them to the kernel: the regret
-    table read-only (as the search keeps it), the base's counts and the split's tables writable.
-    numba compiles a kernel once per set of array flags: with these, the separate kernel calls
-    and ``_score_base`` share one compiled serial kernel."""
-    return (_read_only(local_tests[0]), *(_writable(v) for v in local_tests[1:]))
+    """``local_tests`` as the ``LocalTests`` record ``_score_base`` passes the kernel, with its
+    array flags: the regret table read-only (as the search keeps it), the base's counts and the
+    split's tables writable. numba compiles a kernel once per set of array flags: with these,
+    the separate kernel calls and ``_score_base`` share one compiled serial kernel."""
+    return LocalTests(_read_only(local_tests[0]), *(_writable(v) for v in local_tests[1:]))
 
 
 _NO_LOCAL_TESTS = _as_score_base_passes((
@@ -511,23 +530,22 @@ _NO_LOCAL_TESTS = _as_score_base_passes((
     np.zeros(0), 0.0))
 
 
-def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
-                     sub_ptr, sub_idx, sub_sign, n_sub, log2_int, n_cuts=None, grp_ptr=None, grp_rules=None,
-                     n_rules=0, path=None, max_work=None, between_calls=None, kernel=None, need=None,
+def _grow_candidates(inputs, lists, n_cuts=None, path=None, max_work=None, between_calls=None, kernel=None, need=None,
                      local_tests=None, max_bins=None):
-    """Counts of every one-literal growth of a base rule (see ``_grow_chunk_impl``).
+    """Counts of every one-literal growth of a base rule (see ``_grow_chunk_impl``), from its
+    :class:`GrowthInputs` and the present groups' ``OverlapLists`` (:func:`growth_records`).
 
-    Returns valid (slots,) bool, new_lo (slots,), new_hi (slots,), counts (slots, C),
-    counts_uncovered (slots, C), delta_nll (slots,), k_split (d,).
+    Returns :class:`GrowthOutputs`: valid (slots,) bool, new_lo (slots,), new_hi (slots,),
+    counts (slots, C), counts_uncovered (slots, C), delta_nll (slots,), k_split (d,).
 
-    The features are split into chunks of at most ``max_work`` (default ``turs._config.MAX_CALL_WORK``)
-    estimated work, each one kernel call, serial or ``prange`` by its size
+    The features are split into chunks of at most ``max_work`` (default
+    ``turs._config.MAX_CALL_WORK``) estimated work, each one kernel call, serial or ``prange`` by its size
     (``PARALLEL_MIN_WORK``); ``between_calls()``, if given, runs before each call (a progress
     or cancellation hook). ``n_cuts``: the cut points the base's intervals hold, or an upper
-    bound; computed when None. ``grp_ptr``, ``grp_rules``, ``n_rules``: each group's rules
-    (CSR, rule ids ``< n_rules``), which enable the bit-set build of the union counts;
-    ``path``: the build (default ``turs._config.UNION_BUILD``, the cheapest per feature); ``kernel``: the
-    serial or the parallel chunk kernel for every call (default: by the work of the call);
+    bound; computed when None. The groups' rule lists (``lists.n_rules > 0``) enable the
+    bit-set build of the union counts; ``path``: the build (default
+    ``turs._config.UNION_BUILD``, the cheapest per feature); ``kernel``: the serial or the
+    parallel chunk kernel for every call (default: by the work of the call);
     ``need``: the slots whose ``delta_nll`` is wanted (``_grow_chunk_impl``; None: all);
     ``local_tests``: ``(log2_regret, base_counts, base_counts_unc, log2_d, binary,
     split_cut_bits, split_extra)`` to also count it for every growth that passes a local test
@@ -536,9 +554,8 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     ``turs.warmup`` compiles what the search runs. ``max_bins``: ``n_bins.max()``, if the caller
     has it (the search keeps it with the data).
     """
+    bins, rows, lo, hi, n_bins, C = inputs.bins, inputs.rows, inputs.lo, inputs.hi, inputs.n_bins, inputs.n_classes
     d = bins.shape[0]
-    C = int(n_classes)
-    n_sub = int(n_sub)
     if max_bins is None:
         max_bins = int(n_bins.max()) if d else 1
     out = _outputs(n_bins, C, n_slots(n_bins, max_bins))
@@ -547,17 +564,15 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
     need_tested = local_tests is not None
     # the flags _score_base passes (a second compile of the kernel would hold up Ctrl-C)
     local_tests = _NO_LOCAL_TESTS if local_tests is None else _as_score_base_passes(local_tests)
-    if grp_ptr is None or n_rules == 0:
-        grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
-    n_rules = int(n_rules)
+    n_rules = lists.n_rules
     path = int(_config.UNION_BUILD if path is None else path)
     if n_cuts is None:
         n_cuts = int(np.maximum(hi - lo - 1, 0).sum())
     m = rows.shape[0]
-    G = union_counts.shape[0]
+    G = lists.union_counts.shape[0]
     max_work = _config.MAX_CALL_WORK if max_work is None else max_work
-    n_list = (nbr_idx.shape[0] + sub_idx.shape[0]) / max(G, 1)  # list entries per group (a row's, roughly)
-    per_feature = feature_work(m, G, n_list, grp_ptr[-1] if n_rules else 0, max_bins, C, 2 * (max_bins - 1))
+    n_list = (lists.nbr_idx.shape[0] + lists.sub_idx.shape[0]) / max(G, 1)  # list entries per group (a row's, roughly)
+    per_feature = feature_work(m, G, n_list, lists.grp_ptr[-1] if n_rules else 0, max_bins, C, 2 * (max_bins - 1))
     step = d if per_feature * d <= max_work else max(1, int(max_work // per_feature))
     # a feature too large for one call is split over group ranges (bit-set build only)
     n_parts = 1
@@ -576,7 +591,5 @@ def _grow_candidates(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_
         for p in range(n_parts):
             if between_calls is not None:
                 between_calls()
-            chunk(bins, y, rows, lo, hi, n_bins, C, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts, sub_ptr,
-                  sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules, f0, f1, int(bounds[p]),
-                  int(bounds[p + 1]), path, need, need_tested, *local_tests, *out)
+            chunk(inputs, lists, f0, f1, int(bounds[p]), int(bounds[p + 1]), path, need, need_tested, local_tests, out)
     return out

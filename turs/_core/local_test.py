@@ -8,9 +8,24 @@ integer class counts both use.
 """
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
 from numba import njit
 
 from .._config import NUMBA_CACHE
+
+
+class LocalTests(NamedTuple):
+    """What the growth kernel reads to run the local tests on a base's growths."""
+
+    log2_regret: np.ndarray  # (n + 1,) ``log2`` of the NML regret of 0..n rows (read-only)
+    base_counts: np.ndarray  # (C,) int64 the base's class counts on S
+    base_counts_unc: np.ndarray  # (C,) int64 and on S \ M
+    log2_d: float  # ``L_split``'s code of the feature
+    binary: np.ndarray  # (d,) bool: a feature of one cut (``L_split`` has no cut code there)
+    split_cut_bits: np.ndarray  # (d,) ``L_split``'s per-feature bits (the authors' search), or empty
+    split_extra: float  # and its constant
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)

@@ -16,8 +16,9 @@ from numba import njit
 
 from .._config import NUMBA_CACHE
 from .candidate_score import _finish_growths
-from .growth import GrowthOutputs, _grow_chunk_serial
-from .overlap_groups import _local_neighbours, _local_rule_lists, _local_subsets
+from .growth import GrowthInputs, GrowthOutputs, _grow_chunk_serial
+from .local_test import LocalTests
+from .overlap_groups import OverlapLists, _local_neighbours, _local_rule_lists, _local_subsets
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -95,14 +96,14 @@ def _score_base(data, lists, base, present, group_local, rule_set, settings, pat
     need = np.zeros(n_slots, dtype=np.bool_) if tested else np.ones(n_slots, dtype=np.bool_)
     # np.int64(0), not the literal 0: the separate kernel calls pass int64 there, and numba
     # compiles a kernel once per argument type (a literal is a type of its own)
-    _grow_chunk_serial(bins, y, rows, lo, hi, n_bins, C, group_local, l_nbr_ptr, l_nbr_idx, l_nbr_w, union,
-                       l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub, log2_int, l_grp_ptr, l_grp_rules, n_rules,
-                       np.int64(0), d, np.int64(0), P, path, need, tested, log2_regret, base_counts, base_counts_unc,
-                       log2_d, binary, split_cut_bits, split_extra, valid, new_lo, new_hi, counts, counts_unc, delta,
-                       k_split)
+    grown = GrowthOutputs(valid, new_lo, new_hi, counts, counts_unc, delta, k_split)
+    local_lists = OverlapLists(union, l_nbr_ptr, l_nbr_idx, l_nbr_w, has_nbr, l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub,
+                               has_sub, l_grp_ptr, l_grp_rules, n_rules)
+    tests = LocalTests(log2_regret, base_counts, base_counts_unc, log2_d, binary, split_cut_bits, split_extra)
+    _grow_chunk_serial(GrowthInputs(bins, y, rows, lo, hi, n_bins, C, group_local, log2_int), local_lists,
+                       np.int64(0), d, np.int64(0), P, path, need, tested, tests, grown)
     if tested:
         for s in range(n_slots):
             valid[s] = valid[s] and need[s]
-    out = _finish_growths(GrowthOutputs(valid, new_lo, new_hi, counts, counts_unc, delta, k_split), base, rule_set,
-                          data, settings)
+    out = _finish_growths(grown, base, rule_set, data, settings)
     return k_split, out

@@ -232,14 +232,15 @@ def _scatter_bin_counts(cum_g, b, ptr, idx, weight, out, v):
 
 
 @njit(cache=NUMBA_CACHE)
-def _union_by_rows(cum_union, bins_f, bucket, y, rows, group_local, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx,
-                   sub_sign, n_sub, bmin, bmax):
-    """``cum_union`` (G, nb + 1, C) int64 of ``_grow_candidates_impl`` built row by row, over buckets of
+def _union_by_rows(cum_union, bins_f, bucket, y, rows, group_local, lists, bmin, bmax):
+    """``cum_union`` (G, nb + 1, C) int64 of the growth kernel built row by row, over buckets of
     bins (``bucket[b]``: the bucket of bin ``b``, ``nb`` buckets; the identity for plain bins): each
     covered row adds ``w`` to the groups its group's pair list names and 1 to its rule subsets;
     the subsets then enter their groups with their signs, and the buckets are cumulated. Cheaper
     than the per-bucket build when a group has few rows per bucket (``bmin``..``bmax``: the
-    rows' buckets)."""
+    rows' buckets). ``lists``: the groups' pair and subset lists (``OverlapLists``)."""
+    nbr_ptr, nbr_idx, nbr_w = lists.nbr_ptr, lists.nbr_idx, lists.nbr_w
+    sub_ptr, sub_idx, sub_sign, n_sub = lists.sub_ptr, lists.sub_idx, lists.sub_sign, lists.n_sub
     G, nb1, C = cum_union.shape
     has_pairs = nbr_idx.shape[0] > 0
     sc = np.zeros((n_sub, nb1, C), dtype=np.int64)
@@ -270,14 +271,16 @@ def _union_by_rows(cum_union, bins_f, bucket, y, rows, group_local, nbr_ptr, nbr
 
 
 @njit(cache=NUMBA_CACHE)
-def _union_by_buckets(cum_union, cum_g, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_idx, sub_sign, sub_ones, n_sub, kmin,
-                      kmax):
+def _union_by_buckets(cum_union, cum_g, lists, sub_ones, kmin, kmax):
     """``cum_union`` (G, nbk + 1, C) int64 of the growth kernel built bucket by bucket from the
     groups' cumulative histograms ``cum_g`` (G, nbk + 1, C): in each bucket ``kmin..kmax`` that
     holds the base's rows, the rule subsets' counts are scattered from the groups that list them
     (``sub_ones``: weight 1 per entry) and enter their groups with their signs, and the pair
     lists add ``w`` times each listed group's counts (``_scatter_bin_counts``). Cheaper than the
-    per-row build when the groups have many rows per bucket."""
+    per-row build when the groups have many rows per bucket. ``lists``: the groups' pair and
+    subset lists (``OverlapLists``)."""
+    nbr_ptr, nbr_idx, nbr_w = lists.nbr_ptr, lists.nbr_idx, lists.nbr_w
+    sub_ptr, sub_idx, sub_sign, n_sub = lists.sub_ptr, lists.sub_idx, lists.sub_sign, lists.n_sub
     G, nb1, C = cum_union.shape
     nbk = nb1 - 1
     has_pairs = nbr_idx.shape[0] > 0
@@ -305,20 +308,21 @@ def _union_by_buckets(cum_union, cum_g, nbr_ptr, nbr_idx, nbr_w, sub_ptr, sub_id
 
 
 @njit(cache=NUMBA_CACHE)
-def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, covered, grp_ptr, grp_rules, n_rules, g_start=0):
+def _union_by_bits(cum_union, bins_f, bucket, y, rows, group_local, covered, lists, g_start=0):
     """``cum_union`` (G, nb + 1, C) int64 built with bit sets, over buckets of bins (``bucket[b]``: the
     bucket of bin ``b``, ``nb`` buckets; the identity for plain bins; "bin" below is a bucket):
     the covered rows of the base are put in (class, bin) order, each rule of ``M`` gets the bit
-    set of its rows in that order, the union of group g's rules
-    (``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``, in increasing order) is the OR of its rules'
-    sets, built as a trie (a group ORs only the rules after the ones it shares with
-    the group before it), and its count of class c in bins ``< b`` the set bits before the start
+    set of its rows in that order, the union of group g's rules (``lists``, an
+    ``OverlapLists``: ``grp_rules[grp_ptr[g]:grp_ptr[g + 1]]``, in increasing order) is the OR
+    of its rules' sets, built as a trie (a group ORs only the rules after the ones it shares
+    with the group before it), and its count of class c in bins ``< b`` the set bits before the start
     of segment (c, b) minus those before (c, 0): two rank queries (popcounts of the words before
     a position, cumulated once per group, plus one masked word). Work: the rows' rules, plus per
     group its rules outside the shared prefix x (covered rows / 64) words, the popcounts of its
     words and one rank query per (bin, class): no list that grows with the groups.
     ``cum_union[j]`` is group ``g_start + j`` (a range of the groups, see ``_grow_chunk_impl``);
     ``covered``: the indices ``i`` of the rows ``M`` covers (``group_local[i] >= 0``)."""
+    grp_ptr, grp_rules, n_rules = lists.grp_ptr, lists.grp_rules, lists.n_rules
     G, nb1, C = cum_union.shape
     nb = nb1 - 1
     n_seg = nb * C

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _config
 from .._config import PATH_BITS
 from .._core.candidate_score import BaseRule, DataTables, RuleSetCounts, ScoringSettings, _finish_growths
-from .._core.growth import GrowthOutputs, _grow_candidates, _grow_chunk_serial, feature_work, n_slots
+from .._core.growth import _grow_candidates, _grow_chunk_serial, feature_work, growth_records, n_slots
 from .._core.literal_cover import _rows_in_interval
 from .._core.overlap_groups import OverlapLists, _localize_groups
 from .._core.score_base import _list_lengths, _score_base
@@ -220,18 +220,18 @@ class GrowthCall:
         lo, hi = base.intervals(data)
         grp_ptr, grp_rules = local_rules(state, present)
         need = np.zeros(n_slots(data.n_bins, data.max_bins), dtype=np.bool_) if tested_only else None
-        valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-            data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, self.gl, nbr_ptr, nbr_idx, nbr_w,
-            union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules,
-            state.K, path=self.path, between_calls=BETWEEN_KERNEL_CALLS,
+        inputs, lists = growth_records(data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, self.gl,
+                                       nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int,
+                                       grp_ptr, grp_rules, state.K)
+        grown = _grow_candidates(
+            inputs, lists, data.n_cuts_total, path=self.path, between_calls=BETWEEN_KERNEL_CALLS,
             kernel=_grow_chunk_serial if self.serial else None, need=need,
             local_tests=(data.log2_regret, self.base_counts, self.base_unc, data.log2_d, data.binary,
                          *self.split_code) if tested_only else None, max_bins=data.max_bins)
         if tested_only:  # the kernel marked (and counted) the growths that pass a local test
-            valid &= need
+            grown.valid[:] &= need
         data_t, _, base_t, rule_set, settings = self.records
-        grown = GrowthOutputs(valid, new_lo, new_hi, counts, counts_unc, delta, k_split)
-        return k_split, _finish_growths(grown, base_t, rule_set, data_t, settings)
+        return grown.k_split, _finish_growths(grown, base_t, rule_set, data_t, settings)
 
     def finish(self, result: tuple) -> Growths | None:
         """The base's :class:`Growths` from :meth:`run`'s result (None: no growth)."""
