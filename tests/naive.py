@@ -1,4 +1,4 @@
-"""Plain-numpy twins of the jitted kernels in turs/_core/kernels.py."""
+"""Plain-numpy twins of the jitted kernels in turs/_core/."""
 import math
 
 import numpy as np
@@ -282,7 +282,7 @@ def random_growth_problem(seed, n, d, C, K, max_bins, cover_p):
 
 
 def union_pairs(n_shared: np.ndarray, mode: str):
-    """Dense twin of ``turs._core.groups._shared_rule_pairs``' lists, from the groups x groups
+    """Dense twin of ``turs._core.overlap_groups._shared_rule_pairs``' lists, from the groups x groups
     matrix ``n_shared`` of shared rules: the weighted pair lists of each overlap group for a
     union-count ``mode`` (CSR ``ptr, idx, w``): the groups sharing ``s >= 2`` rules with weight ``-(s - 1)`` (``"rules"``), none
     (``"subsets"``), or every group sharing a rule, weight 1 (``"neighbours"``)."""

@@ -77,6 +77,9 @@ def test_every_value_a_kernel_compiles_in_is_defined_in_a_stamped_file():
     assert {"MAX_SUBSET_RULES", "ROWS_PREFIX_COST", "BITS_RANK_COST", "PATH_AUTO", "NO_BIN"} <= names
     defined = set().union(*(_assigned_names(p) for p in STAMPED))
     assert [(k, n) for k, n in frozen if n not in defined] == []
+    # the tuning constants among them live in the one configuration module
+    tuning = {"MAX_SUBSET_RULES", "ROWS_PREFIX_COST", "BITS_RANK_COST", "PATH_AUTO", "REGRET_LANES"}
+    assert tuning <= names and tuning <= _assigned_names(Path(_cache._CONFIG_FILE))
 
 
 def test_changing_a_constant_changes_the_stamp(tmp_path):
@@ -88,13 +91,13 @@ def test_changing_a_constant_changes_the_stamp(tmp_path):
     config.write_bytes(Path(_cache._CONFIG_FILE).read_bytes())
     before = _cache.sources_stamp(str(core_copy), (str(config),))
     assert before == _cache.sources_stamp()  # the same files give the package's stamp
-    regret = core_copy / "regret.py"
-    text = regret.read_text()
-    assert "REGRET_LANES = 64\n" in text
-    regret.write_text(text.replace("REGRET_LANES = 64\n", "REGRET_LANES = 32\n"))
+    text = config.read_text()
+    assert "REGRET_LANES = 64\n" in text  # a tuning constant the regret kernel compiles in
+    config.write_text(text.replace("REGRET_LANES = 64\n", "REGRET_LANES = 32\n"))
     assert _cache.sources_stamp(str(core_copy), (str(config),)) != before
-    config.write_text(config.read_text() + "\nEXTRA = 1\n")
-    regret.write_text(text)
+    config.write_text(text)
+    regret = core_copy / "regret.py"
+    regret.write_text(regret.read_text() + "\nEXTRA = 1\n")
     assert _cache.sources_stamp(str(core_copy), (str(config),)) != before
 
 
@@ -115,7 +118,7 @@ def test_the_package_and_the_makefile_use_one_cache_folder(tmp_path):
     makefile = (ROOT / "Makefile").read_text()
     assert "NUMBA_CACHE_DIR ?= $(ROOT)/build/numba_cache" in makefile
     assert _cache.checkout_cache_dir() == str(ROOT / "build" / "numba_cache")
-    probe = ("import turs._core.kernels as k; "
+    probe = ("import turs._core.overlap_groups as k; "
              "print(k._group_subsets._cache._impl.locator.get_cache_path())")
     env = {key: v for key, v in os.environ.items() if key != "NUMBA_CACHE_DIR"}
     unset = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,

@@ -3,11 +3,43 @@ import numpy as np
 import pytest
 
 import naive
-from turs._core.kernels import _grow_candidates, _rows_in_interval
+from turs._core.growth import _grow_candidates, growth_records
+from turs._core.literal_cover import _rows_in_interval
 from turs.mdl import overlap_groups
 
 # _finish_growths' last four arguments: scan for the refinement tables and the later K_values
 _NO_TABLES = (*(np.zeros((0, 0), dtype=np.int64),) * 3, np.zeros(0, dtype=np.bool_))
+
+
+def _grow(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign, n_sub,
+          log2_int, n_cuts=None, grp_ptr=None, grp_rules=None, n_rules=0, **options):
+    """The growth kernel's driver on plain arrays (gathered into its records by ``growth_records``)."""
+    inputs, lists = growth_records(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr,
+                                   sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules)
+    return _grow_candidates(inputs, lists, n_cuts, **options)
+
+
+def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary, lits, base_vo,
+                    base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d, base_counts,
+                    base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules, model_next, total_m,
+                    absolute, beam_width, split_cut_bits, split_extra, log2_int, placeholder_scores, scan_rows1,
+                    bin_min, bin_max, bucket_edges, min_split, ref_tmin, ref_tmax, later_k_known, later_known):
+    """``_finish_growths`` on its inputs as one flat list (the order the tests below pass them),
+    gathered into the kernel's records."""
+    from turs._core.candidate_score import BaseRule, DataTables, RuleSetCounts, ScoringSettings
+    from turs._core.candidate_score import _finish_growths as kernel
+    from turs._core.growth import GrowthOutputs
+
+    C = counts.shape[1]
+    data = DataTables(bins, np.zeros(bins.shape[1], dtype=np.int64), C, n_bins, valid.shape[0], binary, turs2, log2_d,
+                      log2_regret, log2_int, bin_min, bin_max)
+    base = BaseRule(np.zeros(0, dtype=np.int64), lits, base_vo, base_vo_sum, base_k_values, header_new, header_old,
+                    base_counts, base_counts_unc, split_extra, scan_rows, scan_rows1, ref_tmin, ref_tmax,
+                    later_k_known, later_known)
+    rule_set = RuleSetCounts(else_counts, nll_covered, regret_rules, model_next, total_m)
+    settings = ScoringSettings(beam_width, absolute, split_cut_bits, placeholder_scores, bucket_edges, min_split)
+    return kernel(GrowthOutputs(valid, new_lo, new_hi, counts, counts_unc, delta, k_split), base, rule_set, data,
+                  settings)
 
 
 def _problem(seed, n=120, d=4, C=3, K=3):
@@ -49,7 +81,7 @@ def test_grow_candidates_equals_naive(seed, mode):
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present],
                      dtype=float).reshape(len(present), C)
     nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
-    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow(
         bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub, _log2_table(len(y)))
     want = naive.grow_candidates(bins, y, rows, lo, hi, n_bins, C, covers)
     S = len(valid) // bins.shape[0]
@@ -74,7 +106,8 @@ def test_union_counts_by_rows_equal_the_covers(seed, mode):
     group's rules, counted directly from the covers; the growth kernel itself is checked against
     the naive twin above whichever build it picks (with seeds 3 and 7 it picks the per-bin build
     for some features, the per-row one for the others)."""
-    from turs._core.kernels import _union_by_rows
+    from turs._core.overlap_groups import OverlapLists
+    from turs._core.union_counts import _union_by_rows
 
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=200, K=4 + seed % 3)
     group, masks = overlap_groups(covers)
@@ -86,8 +119,9 @@ def test_union_counts_by_rows_equal_the_covers(seed, mode):
         b = bins[f, rows]
         got = np.zeros((len(present), nb + 1, C), dtype=np.int64)
         identity = np.arange(nb, dtype=np.int64)  # each bin its own bucket
-        _union_by_rows(got, bins[f], identity, y, rows, gl, nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub,
-                       int(b.min()), int(b.max()))
+        lists = OverlapLists(np.zeros((0, C)), nbr_ptr, nbr_idx, nbr_w, True, ptr, idx, sign, n_sub, True,
+                             np.zeros(1, np.int64), np.zeros(0, np.int64), 0)
+        _union_by_rows(got, bins[f], identity, y, rows, gl, lists, int(b.min()), int(b.max()))
         for k, g in enumerate(present):
             inside = covers[rows][:, masks[g]].any(axis=1)
             for t in range(nb + 1):
@@ -101,7 +135,7 @@ def test_bucket_winners_first_cover_equal_naive(seed):
     never replaces it, even with a higher score; another one does on a strictly higher score.
     Feature 1 repeats feature 0, so every cover on feature 0 comes again, scored higher. The
     winners come in bucket order (the turs2 policy's proposal order)."""
-    from turs._core.kernels import _best_per_bucket, _bucket_winners_first_cover
+    from turs._core.diverse_patience import _best_per_bucket, _bucket_winners_first_cover
 
     rng, bins, y, rows, lo, hi, n_bins, C, _ = _problem(seed, n=80, d=3)
     bins[1] = bins[0]
@@ -151,7 +185,7 @@ def test_small_kernels_equal_naive(seed):
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("absolute", [False, True])
 def test_score_candidates_equals_naive(seed, absolute):
-    from turs._core.kernels import _score_candidates
+    from turs._core.candidate_score import RuleSetCounts, _score_candidates
     from turs._core.regret import log2_regret_table
 
     rng = np.random.default_rng(seed)
@@ -168,8 +202,8 @@ def test_score_candidates_equals_naive(seed, absolute):
     l_split = rng.uniform(1, 6, m)
     lr = log2_regret_table(1000, C)
     model_score = model - rng.uniform(0, 4, m)  # what r and R use (a refinement's search score)
-    got = _score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
-                            l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, _log2_table(1000), model_score)
+    got = _score_candidates(counts, counts_unc, delta, model, model_score, l_split, base_counts, base_unc,
+                            RuleSetCounts(else_counts, 50.0, 12.0, 3.0, 400.0), lr, _log2_table(1000), absolute)
     want = naive.score_candidates(counts, counts_unc, delta, model, base_counts, base_unc, else_counts,
                                   l_split, lr, 50.0, 12.0, 3.0, 400.0, absolute, model_score)
     assert len(got) == 9
@@ -190,7 +224,7 @@ def test_score_candidates_equals_naive(seed, absolute):
 @pytest.mark.parametrize("seed", range(6))
 def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
     """L(S') of every refinement from the kernel == turs.mdl.rule_model_bits of the refined rule."""
-    from turs._core.kernels import _refinement_model_bits
+    from turs._core.refinement import _refinement_model_bits
     from turs.mdl import rule_header_bits, rule_model_bits
 
     rng = np.random.default_rng(seed)
@@ -242,8 +276,8 @@ def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
 def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     """The prange variant gives the serial results, and has its own numba cache entry
     (same-named variants share one, and the parallel one then silently runs serial code)."""
-    from turs._core.growth_kernel import _grow_chunk_parallel, _grow_chunk_serial
-    from turs._core.kernels import _grow_candidates_parallel, _grow_candidates_serial
+    from turs._core.growth import (_grow_candidates_parallel, _grow_candidates_serial, _grow_chunk_parallel,
+                                   _grow_chunk_serial)
 
     assert _grow_chunk_parallel.py_func.__qualname__ != _grow_chunk_serial.py_func.__qualname__
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(3, n=2000, d=6, K=5)
@@ -255,7 +289,8 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
         nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
         args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub,
                 _log2_table(len(y)))
-        for a, b in zip(_grow_candidates_serial(*args), _grow_candidates_parallel(*args)):
+        records = growth_records(*args)
+        for a, b in zip(_grow_candidates_serial(*records), _grow_candidates_parallel(*records)):
             np.testing.assert_array_equal(a, b)
 
 
@@ -281,8 +316,7 @@ import importlib, pkgutil
 import numpy as np, pandas as pd
 from numba.core.registry import CPUDispatcher
 import turs
-import turs._core.growth_kernel as gk
-import turs.search.scoring as scoring
+from turs import _config
 turs.warmup()
 mods = [importlib.import_module(m.name) for m in pkgutil.walk_packages(turs._core.__path__, "turs._core.")]
 def signatures():
@@ -293,12 +327,12 @@ rng = np.random.default_rng(1)
 X = pd.DataFrame(rng.normal(size=(1500, 5)), columns=list("abcde"))
 y = ((X.a > 0) ^ (X.b < 0.5) ^ (rng.random(1500) < 0.15)).astype(int).to_numpy()
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
-scoring.THREADS_MIN_WORK = 0
-gk.MAX_CALL_WORK = 1.0
+_config.THREADS_MIN_WORK = 0
+_config.MAX_CALL_WORK = 1.0
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
-scoring.SCORING_THREADS = 1
-gk.MAX_CALL_WORK = 1e18
-gk.PARALLEL_MIN_WORK = 0
+_config.SCORING_THREADS = 1
+_config.MAX_CALL_WORK = 1e18
+_config.PARALLEL_MIN_WORK = 0
 turs.TURSClassifier(beam_width=4, max_rules=4).fit(X, y)
 after = signatures()
 print({k: (before.get(k), v) for k, v in after.items() if v != before.get(k)})
@@ -311,7 +345,7 @@ print({k: (before.get(k), v) for k, v in after.items() if v != before.get(k)})
 @pytest.mark.parametrize("seed", range(6))
 def test_group_bookkeeping_kernels_equal_naive(seed):
     """_localize_groups, _local_subsets and _local_neighbours against their numpy twins."""
-    from turs._core.kernels import _local_neighbours, _local_subsets, _localize_groups
+    from turs._core.overlap_groups import _local_neighbours, _local_subsets, _localize_groups
 
     rng = np.random.default_rng(seed)
     n, G = 200, 12
@@ -343,14 +377,15 @@ def test_kernel_cache_is_stamped_with_every_kernel_source(tmp_path):
     """Every cached kernel is stamped with the hash of all of turs/_core's sources, so a change
     to a callee's file recompiles its callers in other files (numba alone stamps a function
     with its own file: ``_score_base`` would keep an old growth kernel compiled in)."""
-    import turs._core.base_call as base_call
-    import turs._core.growth_kernel as gk
-    import turs._core.kernels as kernels
+    import turs._core.candidate_score as candidate_score
+    import turs._core.growth as gk
+    import turs._core.score_base as score_base
     from turs._core import _cache
 
-    if not hasattr(base_call._score_base._cache, "_impl"):
+    if not hasattr(score_base._score_base._cache, "_impl"):
         pytest.skip("numba's on-disk cache is off (TURS_NUMBA_CACHE=0)")
-    for kernel in (base_call._score_base, gk._grow_chunk_serial, gk._grow_chunk_parallel, kernels._finish_growths):
+    for kernel in (score_base._score_base, gk._grow_chunk_serial, gk._grow_chunk_parallel,
+                   candidate_score._finish_growths):
         locator = kernel._cache._impl._locator
         assert type(locator).__name__.startswith("TursSources"), type(locator)
         assert locator.get_source_stamp() == _cache.sources_stamp()
@@ -365,16 +400,16 @@ def test_kernel_cache_is_stamped_with_every_kernel_source(tmp_path):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_rows_by_group_is_a_stable_sort_of_a_group_range(seed):
-    """_rows_by_group (the growth kernel's rows group by group) against numpy's stable argsort,
+def test_group_row_lists_is_a_stable_sort_of_a_group_range(seed):
+    """_group_row_lists (the growth kernel's rows group by group) against numpy's stable argsort,
     on a range of the groups as a call over part of them has it."""
-    from turs._core.growth_kernel import _rows_by_group
+    from turs._core.overlap_groups import _group_row_lists
 
     rng = np.random.default_rng(seed)
     G = 9
     gl = np.where(rng.random(300) < 0.2, -1, rng.integers(0, G, 300)).astype(np.int64)
     for g0, g1 in [(0, G), (2, 7), (8, 9), (3, 3)]:
-        ptr, idx = _rows_by_group(gl, g0, g1 - g0)
+        ptr, idx = _group_row_lists(gl, g0, g1 - g0)
         inside = np.flatnonzero((gl >= g0) & (gl < g1))
         np.testing.assert_array_equal(idx, inside[np.argsort(gl[inside], kind="stable")])
         np.testing.assert_array_equal(np.diff(ptr), np.bincount(gl[inside] - g0, minlength=g1 - g0))
@@ -383,7 +418,7 @@ def test_rows_by_group_is_a_stable_sort_of_a_group_range(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_best_per_bucket_equals_naive(seed):
     """Patience selection with ties, -inf, nan and ineligible candidates."""
-    from turs._core.kernels import _best_per_bucket
+    from turs._core.diverse_patience import _best_per_bucket
 
     rng = np.random.default_rng(seed)
     m, W = 80, 10
@@ -403,7 +438,7 @@ def test_best_per_bucket_equals_naive(seed):
 def test_finish_growths_equals_naive(seed, turs2, split_code):
     """Compaction, L(S') of new and refined literals, scores and buckets of one base rule;
     the local test with the thesis' ``L_split`` or the authors' (per-column bits + a constant)."""
-    from turs._core.kernels import _finish_growths, _refinement_model_bits
+    from turs._core.refinement import _refinement_model_bits
     from turs._core.regret import log2_regret_table
 
     rng, bins, y, _, lo, hi, n_bins, C, covers = _problem(seed, n=150, d=5)
@@ -416,9 +451,9 @@ def test_finish_growths_equals_naive(seed, turs2, split_code):
         lo[j], hi[j] = a, b
     rows = np.flatnonzero(np.all([(bins[j] >= a) & (bins[j] < b) for j, a, b in lits], axis=0)).astype(np.int64)
     gl = -np.ones(len(rows), dtype=np.int64)
-    out = _grow_candidates(bins, y, rows, lo, hi, n_bins, C, gl, np.zeros(1, np.int64), np.zeros(0, np.int64),
-                           np.zeros(0), np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0,
-                           _log2_table(len(y)))
+    out = _grow(bins, y, rows, lo, hi, n_bins, C, gl, np.zeros(1, np.int64), np.zeros(0, np.int64),
+                np.zeros(0), np.zeros((0, C)), np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0,
+                _log2_table(len(y)))
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = out
     delta = rng.normal(size=len(delta))  # any data-cost change: only carried through
     base_vo = np.array([3.0, 2.5])
@@ -469,7 +504,7 @@ def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
     itself stay exact. The base's first literal is lower- or upper-bounded, its second the
     other way, so every case occurs: a tighter bound, an upper bound joining a lower one, and a
     lower bound joining an upper one before the last literal and as the last one."""
-    from turs._core.kernels import _finish_growths, _refinement_model_bits, _value_op_bits
+    from turs._core.refinement import _refinement_model_bits, _value_op_bits
     from turs._core.regret import log2_regret_table
 
     rng, bins, y, _, lo, hi, n_bins, C, _ = _problem(seed, n=150, d=4)
@@ -490,9 +525,9 @@ def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
         lo[j], hi[j] = a, b
     base_k, base_vo = np.array(base_k, dtype=np.int64), np.array(base_vo)
     rows = np.flatnonzero(reach).astype(np.int64)
-    out = _grow_candidates(bins, y, rows, lo, hi, n_bins, C, -np.ones(len(rows), dtype=np.int64),
-                           np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, C)),
-                           np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0, _log2_table(150))
+    out = _grow(bins, y, rows, lo, hi, n_bins, C, -np.ones(len(rows), dtype=np.int64),
+                np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), np.zeros((0, C)),
+                np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0, _log2_table(150))
     valid, new_lo, new_hi, counts, counts_unc, delta, k_split = out
     base_counts = np.bincount(y[rows], minlength=C).astype(np.int64)
     base_unc = base_counts.copy()
@@ -530,7 +565,7 @@ def test_placeholder_scores_equal_condition_matrix_replay(seed, turs2, first):
 @pytest.mark.parametrize("K, G, seed", [(5, 8, 0), (30, 80, 1), (63, 200, 2), (70, 120, 3)])
 def test_group_subsets_equals_naive(K, G, seed):
     """Subsets of up to 12 of K rules (K up to 70) are numbered as the dict twin numbers them."""
-    from turs._core.kernels import _group_subsets
+    from turs._core.overlap_groups import _group_subsets
 
     rng = np.random.default_rng(seed)
     masks = rng.random((G, K)) < 4.0 / K
@@ -595,12 +630,11 @@ def test_row_bitmaps_select_the_rows_and_bin_extremes_of_numpy_masks(n):
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
-def test_rows_by_group_is_its_numpy_twin(seed):
-    """``_rows_by_group`` (a new rule's rows by the overlap groups they fall in) against
+def test_split_cover_by_group_is_its_numpy_twin(seed):
+    """``_split_cover_by_group`` (a new rule's rows by the overlap groups they fall in) against
     ``_localize_groups`` and numpy's gathers and bincounts: the same groups in the same order,
     rows, local ids, classes and counts (rows outside M, and groups no row meets, included)."""
-    from turs._core.groups import _rows_by_group
-    from turs._core.kernels import _localize_groups
+    from turs._core.overlap_groups import _localize_groups, _split_cover_by_group
 
     rng = np.random.default_rng(seed)
     n, G, C = 3000, 40, 3
@@ -608,7 +642,7 @@ def test_rows_by_group_is_its_numpy_twin(seed):
     group_of[group_of == 7] = -1  # a group no row is in
     y = rng.integers(0, C, size=n)
     rows = np.sort(rng.choice(n, size=900, replace=False))
-    present, inside, local, y_inside, in_rule, rule_counts = _rows_by_group(group_of, y, rows, G, C)
+    present, inside, local, y_inside, in_rule, rule_counts = _split_cover_by_group(group_of, y, rows, G, C)
     want_present, group_local = _localize_groups(group_of, rows, G)
     want_inside = group_local >= 0
     assert np.array_equal(present, want_present) and 7 not in present
@@ -625,7 +659,7 @@ def test_local_tests_at_cut_equal_each_side_alone(seed):
     """The growth kernel's local tests for both sides of a cut point at once
     (``_local_tests_at_cut``) give each side what ``_passes_a_local_test`` gives it alone, for
     every choice of sides to test; the draws pass by Eq. 3.22, by Eq. 3.25 only, and fail both."""
-    from turs._core.growth_kernel import _local_tests_at_cut, _nll_int, _passes_a_local_test
+    from turs._core.local_test import _local_tests_at_cut, _nll_int, _passes_a_local_test
 
     rng = np.random.default_rng(seed)
     C, n = 4, 400
@@ -664,7 +698,7 @@ def test_growth_kernel_marks_the_slots_that_pass_a_local_test(seed):
     """With ``local_tests``, the growth kernel marks exactly the valid slots that
     ``_passes_a_local_test`` passes one at a time: with the base's own class counts (both sides of a
     cut tested at once) and with counts that are not its rows' (each slot alone)."""
-    from turs._core.growth_kernel import _nll_int, _passes_a_local_test
+    from turs._core.local_test import _nll_int, _passes_a_local_test
 
     rng, bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, n=300, K=3 + seed % 3)
     group, masks = overlap_groups(covers)
@@ -682,7 +716,7 @@ def test_growth_kernel_marks_the_slots_that_pass_a_local_test(seed):
     rest = np.empty(C, dtype=np.int64)
     for counts_given in (base, base + np.arange(C)):  # the second is not the rows' counts
         need = np.zeros(2 * bins.shape[0] * (n_bins.max() - 1), dtype=np.bool_)
-        valid, _, _, counts, counts_unc, _, k_split = _grow_candidates(
+        valid, _, _, counts, counts_unc, _, k_split = _grow(
             bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub, log2_int,
             need=need,
             local_tests=(log2_regret, counts_given, base_unc, log2_d, binary, np.zeros(0), 0.0))

@@ -58,7 +58,7 @@ def test_every_allowed_violation_still_exists(edges):
 def test_the_layers_descend_as_the_project_says():
     """data and encoding -> kernels -> MDL -> search -> estimator -> explorer and harness ->
     notebooks; the adapter interface below the competitors, and both below the harness."""
-    order = ["turs.datasets._load", "turs.encoding", "turs._core.kernels", "turs.mdl", "turs.search.beam",
+    order = ["turs.datasets._load", "turs.encoding", "turs._core.growth", "turs.mdl", "turs.search.beam",
              "turs.estimator", "turs.bench.runner", "turs.reproduce"]
     layers = [cl.layer_of(m) for m in order]
     assert layers == sorted(layers) and len(set(layers)) == len(layers) - 1  # datasets and encoding share one

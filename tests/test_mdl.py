@@ -53,9 +53,10 @@ def test_regret_table_entries_are_the_single_entries_whatever_order_the_threads_
     terms, lanes that stop at different terms; 50,000 terms a call: 30,000 entries take some
     200 calls). A table grown from a shorter one keeps its entries and adds the same bits."""
     import turs._core.regret as regret
+    from turs import _config
 
     if call_terms is not None:
-        monkeypatch.setattr(regret, "REGRET_CALL_TERMS", call_terms)
+        monkeypatch.setattr(_config, "REGRET_CALL_TERMS", call_terms)
     assert regret.REGRET_LANES == 64  # the sizes above straddle its blocks
     for K in (1, 2, 5, 12):
         one_by_one = [regret._log2_regret_one(n, K) for n in range(1, n_max + 1)]

@@ -188,9 +188,9 @@ def tool():
 
 
 def test_the_instrumented_kernel_takes_the_components_argument(tool):
-    module = tool._instrumented_kernel(str(REPO / "turs" / "_core" / "growth_kernel.py"))
+    module = tool._instrumented_kernel(str(REPO / "turs" / "_core" / "growth.py"))
     names = list(inspect.signature(module._grow_chunk_serial.py_func).parameters)
-    assert names[-2:] == ["k_split", "stats"]
+    assert names[-2:] == ["out", "stats"]
     assert all(f"stats[f, {i}]" in inspect.getsource(module._grow_chunk_impl) for i in range(8))
 
 

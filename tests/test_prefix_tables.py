@@ -94,7 +94,7 @@ def test_tables_are_computed_once_per_prefix():
 def test_later_k_without_equals_the_scan(seed):
     """The later literals' ``K_value`` as if literal p restricted nothing, from the prefix
     extremes, equal the kernel's scan (``_later_k_without``) for every p but the last."""
-    from turs._core.kernels import _later_k_without
+    from turs._core.candidate_score import _later_k_without
 
     data, rng = _data(seed + 10, n=300)
     bins, n_bins = data.bins.copy(), data.n_bins.copy()

@@ -5,11 +5,13 @@ import numpy as np
 import pytest
 
 import naive
-from turs._core import growth_kernel as gk
-from turs._core.groups import _local_rule_lists, _shared_rule_pairs
+from turs import _config
+from turs._core import growth as gk
+from turs._core.overlap_groups import OverlapLists, _local_rule_lists, _shared_rule_pairs
+from turs._core.union_counts import _union_by_bits
 from turs.mdl import overlap_groups
 
-PATHS = {"rows": gk.PATH_ROWS, "bins": gk.PATH_BINS, "bits": gk.PATH_BITS}
+PATHS = {"rows": _config.PATH_ROWS, "bins": _config.PATH_BINS, "bits": _config.PATH_BITS}
 
 
 def _problem(seed, n=160, d=4, C=3, K=5):
@@ -36,6 +38,17 @@ def _inputs(bins, y, rows, covers, C, mode):
     return gl, union, nbr, sub, grp_ptr, ki.astype(np.int64)
 
 
+def _grow(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign, n_sub,
+          log2_int, n_cuts=None, grp_ptr=None, grp_rules=None, n_rules=0, **options):
+    """The growth kernel's driver on plain arrays (gathered into its records by ``growth_records``)."""
+    inputs, lists = gk.growth_records(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr,
+                                   sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules)
+    return gk._grow_candidates(inputs, lists, n_cuts, **options)
+
+
+_NO_PAIRS = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
+
+
 def _log2_table(n):
     with np.errstate(divide="ignore"):
         return np.log2(np.arange(n + 1, dtype=float))
@@ -49,7 +62,7 @@ def test_every_union_build_equals_naive(seed, mode, path):
     gives the naive twin's counts and data-bit changes (which count the covers directly)."""
     bins, y, rows, lo, hi, n_bins, C, covers = _problem(seed, K=4 + seed % 4)
     gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, mode)
-    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = gk._grow_candidates(
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow(
         bins, y, rows, lo, hi, n_bins, C, gl, *nbr, union, *sub, _log2_table(len(y)), None, grp_ptr, grp_rules,
         covers.shape[1], path=PATHS[path])
     want = naive.grow_candidates(bins, y, rows, lo, hi, n_bins, C, covers)
@@ -96,8 +109,9 @@ def _assert_union_by_bits_counts_the_covers(bins, y, rows, n_bins, C, covers, bu
         bucket = buckets(int(n_bins[f]))
         nk = int(bucket.max()) + 1
         got = np.zeros((len(present), nk + 1, C), dtype=np.int64)
-        gk._union_by_bits(got, bins[f], bucket, y, rows, gl, np.flatnonzero(gl >= 0), grp_ptr, grp_rules,
-                          covers.shape[1])
+        lists = OverlapLists(np.zeros((0, C)), *_NO_PAIRS, False, *_NO_PAIRS, 0, False, grp_ptr, grp_rules,
+                             covers.shape[1])
+        _union_by_bits(got, bins[f], bucket, y, rows, gl, np.flatnonzero(gl >= 0), lists)
         b = bucket[bins[f, rows]]
         for k in range(len(present)):
             for t in range(nk + 1):
@@ -131,9 +145,9 @@ def test_data_code_change_of_some_slots_equals_that_of_all(seed, path):
     gl, union, nbr, sub, grp_ptr, grp_rules = _inputs(bins, y, rows, covers, C, "rules")
     args = (bins, y, rows, lo, hi, n_bins, C, gl, *nbr, union, *sub, _log2_table(len(y)), None, grp_ptr,
             grp_rules, covers.shape[1])
-    full = gk._grow_candidates(*args, path=PATHS[path])
+    full = _grow(*args, path=PATHS[path])
     need = np.random.default_rng(seed).random(full[0].shape[0]) < 0.3
-    part = gk._grow_candidates(*args, path=PATHS[path], need=need.copy())
+    part = _grow(*args, path=PATHS[path], need=need.copy())
     for got, want in zip(part[:5] + part[6:], full[:5] + full[6:]):
         np.testing.assert_array_equal(got, want)  # the counts do not depend on need
     wanted = need & full[0]
@@ -182,12 +196,12 @@ def test_chunked_calls_equal_one_call_and_run_the_hook():
     args = (bins, y, rows, lo, hi, n_bins, C, gl, *nbr, union, *sub, _log2_table(len(y)), None)
     rules = (grp_ptr, grp_rules, covers.shape[1])
     calls = []
-    one = gk._grow_candidates(*args, *rules, max_work=1e18, between_calls=lambda: calls.append(1))
+    one = _grow(*args, *rules, max_work=1e18, between_calls=lambda: calls.append(1))
     assert len(calls) == 1 and G > 10
     for lists_only, n_calls in ((True, 6), (False, 6 * G)):
         calls.clear()
-        split = gk._grow_candidates(*args, *(() if lists_only else rules), max_work=1.0,
-                                    between_calls=lambda: calls.append(1))
+        split = _grow(*args, *(() if lists_only else rules), max_work=1.0,
+                      between_calls=lambda: calls.append(1))
         assert len(calls) == n_calls
         for a, b in zip(one, split):
             np.testing.assert_array_equal(a, b)
@@ -196,7 +210,7 @@ def test_chunked_calls_equal_one_call_and_run_the_hook():
         raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        gk._grow_candidates(*args, *rules, max_work=1.0, between_calls=stop)
+        _grow(*args, *rules, max_work=1.0, between_calls=stop)
 
 
 @pytest.mark.parametrize("path", ["rows", "bits"])
@@ -210,7 +224,7 @@ def test_fit_is_the_same_with_every_union_build(monkeypatch, path):
     X, y = make_classification(n_samples=900, n_features=6, n_informative=4, flip_y=0.05, class_sep=0.8,
                                random_state=0)
     auto = TURSClassifier(beam_width=5).fit(X, y)
-    monkeypatch.setattr(gk, "UNION_BUILD", PATHS[path])
+    monkeypatch.setattr(_config, "UNION_BUILD", PATHS[path])
     forced = TURSClassifier(beam_width=5).fit(X, y)
     assert len(auto.rules_) >= 5
     assert [str(r) for r in forced.rules_] == [str(r) for r in auto.rules_]
@@ -223,7 +237,7 @@ def test_group_union_counts_and_data_bits_equal_their_dense_twins(seed):
     the dense product of shared-rule indicators and group counts, and ``turs.mdl.data_bits``
     built on them equals the per-group union code (each group's rules' union found row by row)
     to the last bit."""
-    from turs._core.groups import group_union_counts
+    from turs._core.union_counts import group_union_counts
     from turs.mdl import data_bits, nll_bits
 
     _, y, _, _, _, _, _, covers = _problem(seed, n=400, C=3, K=7)
@@ -248,9 +262,9 @@ def test_union_counts_by_bits_equal_the_rows_in_each_union(seed, word_cost, monk
     0, and the shared-rule triples, forced by an infinite one) give each group's union counts as
     found row by row from the covers, also for a subset of the groups (``_split_by``'s present
     groups, numbered locally) with rows of some groups only."""
-    import turs._core.groups as groups
+    import turs._core.union_counts as groups
 
-    monkeypatch.setattr(groups, "UNION_BITS_WORD_COST", word_cost)
+    monkeypatch.setattr(_config, "UNION_BITS_WORD_COST", word_cost)
     rng = np.random.default_rng(seed)
     n, K, C = 700, 9 + seed, 3
     covers = rng.random((n, K)) < 0.25

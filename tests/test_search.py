@@ -70,7 +70,6 @@ def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
     """The kernel counts a candidate inside each group's union by single rules corrected by
     pairs (default), by the groups sharing a rule, or by inclusion-exclusion; every path, and
     groups too large for subsets, gives the same search."""
-    import turs.search.state as search
 
     X, y = make_overlap_blockade_data(n=800, seed=seed)
     fits = {}
@@ -78,7 +77,7 @@ def test_every_union_count_path_gives_the_same_search(monkeypatch, seed):
     for path, max_rules in (("rules", 12), ("neighbours", 12), ("bits", 12), ("auto", 12), ("subsets", 12),
                             ("subsets", 0)):
         monkeypatch.setattr(_config, "UNION_COUNTS", path)
-        monkeypatch.setattr(search, "MAX_RULES_FOR_SUBSETS", max_rules)
+        monkeypatch.setattr(_config, "MAX_RULES_FOR_SUBSETS", max_rules)
         fits[path, max_rules] = TURSClassifier(beam_width=5).fit(X, y)
     a = fits["rules", 12]
     assert len(a.rules_) >= 2
@@ -441,11 +440,11 @@ def test_bases_scored_in_threads_give_the_same_search(monkeypatch):
         return run(control, func, *args)
 
     monkeypatch.setattr(scoring, "run_for_fit", counting)
-    monkeypatch.setattr(scoring, "THREADS_MIN_WORK", 0)
-    monkeypatch.setattr(scoring, "SCORING_THREADS", 1)
+    monkeypatch.setattr(_config, "THREADS_MIN_WORK", 0)
+    monkeypatch.setattr(_config, "SCORING_THREADS", 1)
     one = TURSClassifier(beam_width=5).fit(X, y)
     assert not used
-    monkeypatch.setattr(scoring, "SCORING_THREADS", 2)
+    monkeypatch.setattr(_config, "SCORING_THREADS", 2)
     pools = []
 
     class CountedPool(scoring.ThreadPoolExecutor):
@@ -480,11 +479,11 @@ def test_kernel_calls_shared_below_the_threads_bound_give_the_same_search(monkey
     import turs.search.growths as gr
 
     X, y = make_overlap_blockade_data(n=1500, seed=5)
-    monkeypatch.setattr(scoring, "SCORING_THREADS", 1)
+    monkeypatch.setattr(_config, "SCORING_THREADS", 1)
     one = TURSClassifier(beam_width=5).fit(X, y)
-    monkeypatch.setattr(scoring, "SCORING_THREADS", 2)
-    monkeypatch.setattr(scoring, "THREADS_MIN_WORK", 10**18)  # never whole bases in threads
-    monkeypatch.setattr(scoring, "SPLIT_MIN_WORK", 0)
+    monkeypatch.setattr(_config, "SCORING_THREADS", 2)
+    monkeypatch.setattr(_config, "THREADS_MIN_WORK", 10**18)  # never whole bases in threads
+    monkeypatch.setattr(_config, "SPLIT_MIN_WORK", 0)
     splits, runs = [], []
     split, run = scoring._score_split, gr.GrowthCall.run
 
@@ -565,11 +564,11 @@ def test_scoring_threads_take_the_largest_bases_first_and_return_them_in_order(m
 
     bases = [SimpleNamespace(coverage=c) for c in (40, 900, 7, 300, 900, 55)]
     monkeypatch.setattr(scoring, "base_proposals", None)  # the pool above never calls it
-    monkeypatch.setattr(scoring, "SHARED_QUEUE", False)  # one pool task per base
+    monkeypatch.setattr(_config, "SHARED_QUEUE", False)  # one pool task per base
     out = scoring._score_in(RecordingPool(), bases, ())
     assert submitted == [900, 900, 300, 55, 40, 7]
     assert out == [("proposals of", c) for c in (40, 900, 7, 300, 900, 55)]
-    monkeypatch.setattr(scoring, "LARGEST_FIRST", False)
+    monkeypatch.setattr(_config, "LARGEST_FIRST", False)
     submitted.clear()
     scoring._score_in(RecordingPool(), bases, ())
     assert submitted == [40, 900, 7, 300, 900, 55]
@@ -690,7 +689,7 @@ def test_one_call_per_base_gives_the_numbers_of_the_separate_calls(monkeypatch, 
     def both(base, tested):
         out = []
         for one in (False, True):
-            monkeypatch.setattr(growths, "ONE_CALL_PER_BASE", one)
+            monkeypatch.setattr(_config, "ONE_CALL_PER_BASE", one)
             out.append(score_growths(base, state, 4, "learning_speed", search, tested_only=tested))
         return out
 
@@ -713,7 +712,7 @@ def test_one_call_per_base_gives_the_numbers_of_the_separate_calls(monkeypatch, 
             if not tested:
                 every = sep
     assert len(base.literals) == 3 and len(calls) == 8
-    monkeypatch.setattr(growths.growth_kernel, "MAX_CALL_WORK", 1.0)
+    monkeypatch.setattr(_config, "MAX_CALL_WORK", 1.0)
     calls.clear()
     sep, one = both(empty_rule(data, state), True)
     assert not calls and np.array_equal(sep.r, one.r)

@@ -58,7 +58,7 @@ def one(name: str, repeats: int, n_sub: int | None, n_features: int | None) -> d
     if threads == 1:  # and no scoring thread
         import turs.search.scoring
 
-        turs.search.scoring.SCORING_THREADS = 1
+        turs._config.SCORING_THREADS = 1
     compile_s = turs.warmup()
     X, y = load(name)
     yv = y.to_numpy()

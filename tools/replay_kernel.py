@@ -8,15 +8,15 @@ alternating, measures a change to a few percent, and checks that both give the s
     # every 5th kernel call of magic's fold-0 fit (one scoring thread, the separate calls)
     python tools/replay_kernel.py record magic build/magic.calls --every 5
     # the committed kernel against a working copy, best and median of 5 passes each
-    git show HEAD:turs/_core/growth_kernel.py > /tmp/kernel_head.py
-    python tools/replay_kernel.py replay build/magic.calls /tmp/kernel_head.py turs/_core/growth_kernel.py
+    git show HEAD:turs/_core/growth.py > /tmp/kernel_head.py
+    python tools/replay_kernel.py replay build/magic.calls /tmp/kernel_head.py turs/_core/growth.py
 
-A kernel version is a copy of ``turs/_core/growth_kernel.py`` (its relative imports are
+A kernel version is a copy of ``turs/_core/growth.py`` (its relative imports are
 rewritten to ``turs``'s). Every call is replayed on the serial kernel unless ``--as-recorded``.
 The recordings are large (magic, every 5th call: 1.3 GB) and stay out of the repository.
 
 ``fit-costs`` refits the cost model that picks the union build per feature
-(``ROWS_PREFIX_COST`` .. ``BITS_RANK_COST`` in ``turs/_core/growth_kernel.py``): every feature of
+(``ROWS_PREFIX_COST`` .. ``BITS_RANK_COST`` in ``turs/_config.py``): every feature of
 the recorded calls that leave the choice to the model is timed alone with each build forced, and
 the differences between the builds are fitted by non-negative least squares to what each build
 does (an instrumented copy of the kernel reports it):
@@ -29,6 +29,7 @@ import argparse
 import importlib.util
 import inspect
 import pickle
+import re
 import sys
 import tempfile
 import time
@@ -42,9 +43,18 @@ from profile_scale import fold0  # noqa: E402
 
 def _written_in_place(kernel) -> list:
     """The positions of the chunk kernel's arguments it writes: ``need`` and its outputs
-    (``valid`` to the end), read from its signature."""
+    (``out`` to the end), read from its signature."""
     names = list(inspect.signature(kernel.py_func).parameters)
-    return [names.index("need"), *range(names.index("valid"), len(names))]
+    return [names.index("need"), *range(names.index("out"), len(names))]
+
+
+def _copy(value):
+    """A deep copy of an argument: an array, or a record (named tuple) of arrays and scalars."""
+    if isinstance(value, np.ndarray):
+        return value.copy()
+    if isinstance(value, tuple) and hasattr(value, "_fields"):
+        return type(value)(*(_copy(v) for v in value))
+    return value
 
 
 def _fresh(args, written, at=None) -> list:
@@ -52,7 +62,7 @@ def _fresh(args, written, at=None) -> list:
     and some replaced (``at``: position -> value)."""
     args = list(args)
     for i in written:
-        args[i] = args[i].copy()
+        args[i] = _copy(args[i])
     for i, value in (at or {}).items():
         args[i] = value
     return args
@@ -61,20 +71,20 @@ def _fresh(args, written, at=None) -> list:
 def record(data: str, out: str, every: int) -> None:
     """Fit fold 0 of ``data`` and pickle the arguments of every ``every``-th chunk call."""
     import turs
-    import turs._core.growth_kernel as gk
+    import turs._core.growth as gk
     import turs.search.growths as growths
-    import turs.search.scoring as scoring
+    from turs import _config
 
     turs.warmup()
-    growths.ONE_CALL_PER_BASE = False  # every base through the chunk kernels, with plain arrays
-    scoring.SCORING_THREADS = 1
+    _config.ONE_CALL_PER_BASE = False  # every base through the chunk kernels, with plain arrays
+    _config.SCORING_THREADS = 1
     calls, seen = [], [0]
 
     def recording(kernel, tag):
         def call(*args):
             seen[0] += 1
             if seen[0] % every == 0:
-                calls.append((tag, [a.copy() if isinstance(a, np.ndarray) else a for a in args]))
+                calls.append((tag, [_copy(a) for a in args]))
             return kernel(*args)
         return call
 
@@ -93,6 +103,8 @@ def record(data: str, out: str, every: int) -> None:
 def load_kernel(path: str, index: int):
     """A copy of the growth kernel module from ``path``, importable beside ``turs``'s own."""
     source = Path(path).read_text().replace("from .._config import", "from turs._config import")
+    source = source.replace("from .. import _config", "from turs import _config")
+    source = re.sub(r"^from \.(\w)", r"from turs._core.\1", source, flags=re.M)  # its sibling modules
     folder = Path(tempfile.mkdtemp(prefix="turs_kernel_"))
     file = folder / f"kernel_version_{index}.py"
     file.write_text(source)
@@ -112,7 +124,7 @@ def _run(module, calls, as_recorded, keep=False):
         kernel(*args)
         seconds += time.perf_counter() - start
         if keep:
-            outputs.append([args[i] for i in written])
+            outputs.append([a for i in written for a in (args[i] if hasattr(args[i], "_fields") else (args[i],))])
     return seconds, outputs
 
 
@@ -151,10 +163,10 @@ def _instrumented_kernel(path: str):
     """A copy of the kernel whose chunk function also writes, per feature that reaches the union
     build, what each build would do (``_COMPONENTS``) into an extra last argument ``stats``."""
     source = Path(path).read_text()
-    head, anchor = "counts_unc, delta_nll, k_split):", "        use = path\n"
+    head, anchor = "need_tested, tests, out):", "        use = path\n"
     if source.count(head) != 1 or source.count(anchor) != 1:
         raise SystemExit(f"{path}: the kernel no longer has the lines fit-costs instruments ({head!r}, {anchor!r})")
-    source = source.replace(head, "counts_unc, delta_nll, k_split, stats):").replace(anchor, _COMPONENTS + anchor)
+    source = source.replace(head, "need_tested, tests, out, stats):").replace(anchor, _COMPONENTS + anchor)
     copy = Path(tempfile.mkdtemp(prefix="turs_kernel_")) / "instrumented.py"
     copy.write_text(source)
     return load_kernel(str(copy), 99)
@@ -165,13 +177,13 @@ def _feature_timings(module, calls, repeats):
     alone (``f_start = f``, ``f_stop = f + 1``) with each build forced, best of ``repeats``."""
     kernel = module._grow_chunk_serial
     names = list(inspect.signature(kernel.py_func).parameters)
-    i_path, i_start, i_stop, i_bins = (names.index(n) for n in ("path", "f_start", "f_stop", "bins"))
+    i_path, i_start, i_stop, i_inputs = (names.index(n) for n in ("path", "f_start", "f_stop", "inputs"))
     written = _written_in_place(kernel)[:-1]  # the outputs, without ``stats``
     X, T = [], []
     for _, args in calls:
         if args[i_path] != module.PATH_AUTO:
             continue
-        d = args[i_bins].shape[0]
+        d = args[i_inputs].bins.shape[0]
         stats = np.zeros((d, 8))
         kernel(*_fresh(args, written), stats)
         for f in np.flatnonzero(stats[:, 0]):
@@ -238,13 +250,13 @@ def main(argv=None):
     rec.add_argument("--every", type=int, default=5)
     rep = sub.add_parser("replay", help="replay recorded calls against kernel versions")
     rep.add_argument("recording")
-    rep.add_argument("kernels", nargs="+", help="copies of turs/_core/growth_kernel.py")
+    rep.add_argument("kernels", nargs="+", help="copies of turs/_core/growth.py")
     rep.add_argument("--repeats", type=int, default=5)
     rep.add_argument("--as-recorded", action="store_true",
                      help="the parallel kernel for the calls the fit made to it")
     fit = sub.add_parser("fit-costs", help="refit the union build's cost model on recorded calls")
     fit.add_argument("recordings", nargs="+")
-    fit.add_argument("--kernel", default=str(Path(__file__).resolve().parent.parent / "turs/_core/growth_kernel.py"))
+    fit.add_argument("--kernel", default=str(Path(__file__).resolve().parent.parent / "turs/_core/growth.py"))
     fit.add_argument("--repeats", type=int, default=3)
     fit.add_argument("--bucket-cost", type=float, default=0.5,
                      help="BINS_BUCKET_COST, fixed: the fit cannot tell it from the others")

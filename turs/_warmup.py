@@ -26,8 +26,8 @@ def warmup() -> float:
 
 
 def _compile_every_kernel() -> None:
-    from ._core import bitmaps, groups, kernels, refinement
-    from .search import growths
+    from . import _config
+    from ._core import bitmaps, growth, overlap_groups, refinement, union_counts
     from .estimator import TURSClassifier
 
     rng = np.random.default_rng(0)
@@ -35,33 +35,33 @@ def _compile_every_kernel() -> None:
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.normal(size=n), "c": rng.integers(0, 2, n)})
     y = ((X["a"] > 0.3) ^ (X["b"] < -0.5) ^ (rng.random(n) < 0.1)).astype(int).to_numpy()
     TURSClassifier(beam_width=3, max_rules=4).fit(X, y)  # from its second rule, tested growths only
-    # every base of that fit is scored in one call (growths.ONE_CALL_PER_BASE); a base too large
+    # every base of that fit is scored in one call (``turs._config.ONE_CALL_PER_BASE``); a base too large
     # for one call takes the separate kernel calls: compile their entry points too (a first
     # noisy 20k fit compiled them mid-fit, in its 50th rule search: 5 s in which Ctrl-C waits)
-    one_call = growths.ONE_CALL_PER_BASE
-    growths.ONE_CALL_PER_BASE = False
+    one_call = _config.ONE_CALL_PER_BASE
+    _config.ONE_CALL_PER_BASE = False
     try:
         TURSClassifier(beam_width=3, max_rules=4).fit(X, y)
     finally:
-        growths.ONE_CALL_PER_BASE = one_call
+        _config.ONE_CALL_PER_BASE = one_call
     # the prange variant of the growth kernel only runs on large covers: compile it too
     bins = np.zeros((2, 4), dtype=np.uint8)
     bins[:, 2:] = 1
     z = np.zeros(0, dtype=np.int64)
-    kernels._grow_candidates_parallel(
+    growth._grow_candidates_parallel(*growth.growth_records(
         bins, np.array([0, 1, 0, 1], dtype=np.int64), np.arange(4, dtype=np.int64),
         np.zeros(2, dtype=np.int64), np.full(2, 2, dtype=np.int64), np.full(2, 2, dtype=np.int64), 2,
         np.full(4, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), z, np.zeros(0), np.zeros((0, 2)),
-        np.zeros(1, dtype=np.int64), z, np.zeros(0), 0, np.concatenate([[0.0], np.log2(np.arange(1, 5))]))
+        np.zeros(1, dtype=np.int64), z, np.zeros(0), 0, np.concatenate([[0.0], np.log2(np.arange(1, 5))])))
     # the union counts by bit sets only run on rule sets with many overlap groups (a first fit of
     # 6,000 noisy rows compiled them mid-fit: 0.7 s in which Ctrl-C waits)
     one = np.array([0, 1, 3], dtype=np.int64)
-    groups._union_counts_by_bits(np.array([0, -1, 1], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64), one,
-                                 np.array([0, 0, 1], dtype=np.int64), 2, 2)
+    union_counts._union_counts_by_bits(np.array([0, -1, 1], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64),
+                                       one, np.array([0, 0, 1], dtype=np.int64), 2, 2)
     # the rows of a new rule by overlap group (large rule sets) and the sampled search's row
     # bitmaps (fits from 20,000 rows): a first noisy 20k fit compiled them mid-fit (2.8 s)
-    groups._rows_by_group(np.array([0, -1, 1], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64),
-                          np.array([0, 2], dtype=np.int64), 2, 2)
+    overlap_groups._split_cover_by_group(np.array([0, -1, 1], dtype=np.int64),
+                                         np.array([0, 1, 1], dtype=np.int64), np.array([0, 2], dtype=np.int64), 2, 2)
     at_least = bitmaps._at_least_bitmaps(np.array([0, 1, 1, 0], dtype=np.uint8), 2)
     every_row = bitmaps._all_rows_bitmap(4)
     bitmaps._bitmap_rows(bitmaps._in_interval(every_row, at_least, 0, 1))

@@ -25,7 +25,7 @@ import numpy as np
 
 from ._core._cold_start import kernels_for_fit
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
-from ._core.groups import union_counts_cheapest
+from ._core.union_counts import union_counts_cheapest
 from ._core.regret import log2_regret_table
 from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
@@ -277,7 +277,7 @@ def data_bits(covers: np.ndarray, y: np.ndarray, n_classes: int):
     Per overlap group, the rows' labels coded with the class distribution of the union of the
     group's rules' covers (Eq. 3.5); the union's counts are the sums of the counts of the groups
     sharing a rule with it, or set bits over the rows, whichever is cheaper
-    (:func:`turs._core.groups.union_counts_cheapest`; the same integer counts), so the work
+    (:func:`turs._core.union_counts.union_counts_cheapest`; the same integer counts), so the work
     follows the groups, not groups x rows. The groups' terms are added in group order."""
     group, masks = overlap_groups(covers)
     G = len(masks)

@@ -1,7 +1,7 @@
 """numba's on-disk cache for the kernels of this package, stamped with all their sources.
 
 numba stamps a cached function with a hash of its own source file only. A kernel that calls a
-kernel of another file (``_score_base`` in ``base_call.py`` calls the growth kernel and
+kernel of another file (``_score_base`` in ``score_base.py`` calls the growth kernel and
 ``_finish_growths``) would therefore, after a change to the callee's file alone (a ``git
 pull`` in an editable install, say), load its old machine code with the callee's old code
 compiled into it: stale results, or a crash if a signature changed, and no error to say
@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import types
 
 _CORE_DIR = os.path.dirname(os.path.abspath(__file__))
 _CONFIG_FILE = os.path.join(os.path.dirname(_CORE_DIR), "_config.py")
@@ -119,3 +120,16 @@ def install() -> bool:
 
 
 install()
+
+
+def _variant(func, name):
+    """A copy of ``func`` under another name.
+
+    numba's on-disk cache keys a compiled function by its module, qualified name and line, not
+    by its ``parallel`` flag: two ``njit`` variants of one Python function share one cache entry,
+    and the second loads the first's machine code. Each variant therefore gets its own name.
+    """
+    copy = types.FunctionType(func.__code__, func.__globals__, name, func.__defaults__, func.__closure__)
+    copy.__qualname__ = name
+    copy.__doc__ = func.__doc__
+    return copy

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from .._config import NUMBA_CACHE
-from .growth_kernel import _popcount
+from .union_counts import _popcount
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)

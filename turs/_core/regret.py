@@ -21,7 +21,8 @@ import threading
 import numpy as np
 from numba import njit, prange
 
-from .._config import NUMBA_CACHE, NUMBA_PARALLEL
+from .. import _config
+from .._config import NUMBA_CACHE, NUMBA_PARALLEL, REGRET_LANES
 
 _LN2 = math.log(2.0)
 
@@ -63,13 +64,6 @@ def _log2_regret_one(n, n_classes):
     return _log2_from_r2(total, n, n_classes)
 
 
-REGRET_LANES = 64
-"""Consecutive ``n`` whose series :func:`_r2_lanes` sums side by side. The table up to
-10^6 entries on this 2-core machine (2026-11-27): 7.3 s one ``n`` at a time; 2.10 s with 16
-lanes, 2.04 s with 32, 1.97 s with 64, 2.04 s with 128 (4 lanes without vector registers:
-4.4 s)."""
-
-
 @njit(cache=NUMBA_CACHE, nogil=True, error_model="numpy")  # no zero check on the division (n >= 1): it vectorises
 def _r2_lanes(n_float, term, total, active):
     """R(n, 2) for the ``n`` of ``n_float`` side by side, into ``total`` (``term`` and ``total``
@@ -94,12 +88,6 @@ def _r2_lanes(n_float, term, total, active):
         if n_active == 0:
             return
         c += 1.0
-
-
-REGRET_CALL_TERMS = 3e8
-"""Series terms one jitted call of :func:`_log2_regret_table` sums at most (about 0.1 s on this
-2-core machine): a large table is made in calls of bounded work, so that Ctrl-C is seen
-between them. In one call, a table of 3 * 10^6 entries held a KeyboardInterrupt for 9 s."""
 
 
 @njit(cache=NUMBA_CACHE, parallel=NUMBA_PARALLEL)
@@ -145,7 +133,7 @@ def _log2_regret_table(n_max: int, n_classes: int, known: np.ndarray | None = No
     # each block's terms, 9 sqrt(n) for its middle n; a call ends where their running sum
     # passes a multiple of REGRET_CALL_TERMS
     blocks = np.arange(b_first, n_blocks)
-    call_of = (np.cumsum(9.0 * L * np.sqrt(blocks * L + L / 2.0)) // REGRET_CALL_TERMS).astype(np.int64)
+    call_of = (np.cumsum(9.0 * L * np.sqrt(blocks * L + L / 2.0)) // _config.REGRET_CALL_TERMS).astype(np.int64)
     bounds = np.concatenate(([0], np.flatnonzero(np.diff(call_of)) + 1, [len(blocks)]))
     for lo, hi in zip(bounds[:-1], bounds[1:]):  # Ctrl-C raises here, between two calls
         _log2_regret_blocks(out, b_first + int(lo), b_first + int(hi), n_classes)

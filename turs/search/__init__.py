@@ -13,15 +13,16 @@ dual-beam search:
 * growing stops after ``k_stop`` consecutive iterations in which neither beam improved on
   the previous iteration's best; the rule returned is the candidate with the best ``r``.
 
-The search is written once (:mod:`.beam`); the two variants, the thesis text
-(``search="thesis"``) and the authors' implementation's bookkeeping (``search="turs2"``), are
-policies (:mod:`.policies`); the settings and the user's constraints are records of their
-own (:mod:`.settings`); :mod:`.scoring` scores an iteration's bases (in one or two
-threads); :mod:`.record` records the search trace. The data and the rule set are in
-:mod:`.state` (with the union-count switches ``turs._config.UNION_COUNTS`` and
-``MAX_RULES_FOR_SUBSETS``), the candidates and their scored growths in :mod:`.growths`. Everything here is Python
-orchestration over the kernels of :mod:`turs._core.kernels`; the counts of all candidates of a
-base rule come from one pass per feature.
+Where each part lives (``docs/layout.md``): the beam search, written once, in :mod:`.beam`
+(Algorithm 4 in ``search_rule``, Algorithm 3 in ``learn_rule_set``); an iteration's bases and
+their proposals to each beam in :mod:`.scoring`; a base's growths in :mod:`.growths`; the local
+test in :mod:`.local_test`; diverse patience in :mod:`.diverse_patience`; what differs between
+the thesis text (``search="thesis"``) and the authors' implementation (``search="turs2"``) in
+:mod:`.policies`; the data and the rule set with its MDL score in :mod:`.state`; the sampled
+search for large data in :mod:`.sampled`; the trace in :mod:`.record`; the settings and the
+user's constraints in :mod:`.settings`. The counting is done by the kernels of
+:mod:`turs._core`, named after the same parts; the switches and thresholds are in
+``turs._config``.
 """
 from .beam import SEARCHES, learn_rule_set, learn_single_rule, search_rule
 from .growths import TURS2_MIN_SPLIT, Candidate, Growths, empty_rule, score_growths

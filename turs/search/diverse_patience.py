@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.kernels import _best_per_bucket, _bucket_winners_first_cover
+from .._core.diverse_patience import _best_per_bucket, _bucket_winners_first_cover
 
 # ---------------------------------------------------------------- per-base selection
 def select_per_bucket(score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,

@@ -8,16 +8,19 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._core import growth_kernel
-from .._core.base_call import _list_lengths, _score_base
-from .._core.growth_kernel import PATH_BITS, _grow_chunk_serial, feature_work, n_slots
-from .._core.kernels import _finish_growths, _grow_candidates, _localize_groups, _rows_in_interval
+from .. import _config
+from .._config import PATH_BITS
+from .._core.candidate_score import BaseRule, DataTables, RuleSetCounts, ScoringSettings, _finish_growths
+from .._core.growth import _grow_candidates, _grow_chunk_serial, feature_work, growth_records, n_slots
+from .._core.literal_cover import _rows_in_interval
+from .._core.overlap_groups import OverlapLists, _localize_groups
+from .._core.score_base import _list_lengths, _score_base
 from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
 
 BETWEEN_KERNEL_CALLS = checkpoint
 """A function the growth kernel calls before each of its calls (a base's features are split
-into calls of bounded work, ``turs._core.growth_kernel.MAX_CALL_WORK``): a hook for a progress
+into calls of bounded work, ``turs._config.MAX_CALL_WORK``): a hook for a progress
 bar or for stopping a fit, e.g. by raising. Default :func:`turs._fit_control.checkpoint`: a
 Ctrl-C pressed during a fit raises ``KeyboardInterrupt`` there; a no-op outside a fit. None: nothing."""
 
@@ -159,11 +162,11 @@ def score_growths(base: Candidate, state: RuleSetState, beam_width: int, score: 
 class GrowthCall:
     """One base's growth scoring in three steps: the kernels' inputs (made here, in Python),
     :meth:`run` (the kernels) and :meth:`finish` (the :class:`Growths`). ``one_call``: the
-    kernel work fits one jitted call without the GIL (:data:`ONE_CALL_PER_BASE`); such a
+    kernel work fits one jitted call without the GIL (``turs._config.ONE_CALL_PER_BASE``); such a
     call's :meth:`run` reads no Python object the other steps write, so another thread can
     make it (``turs.search.scoring._score_split``)."""
 
-    __slots__ = ("base", "state", "present", "gl", "tested_only", "finish_args", "path", "lists", "one_call",
+    __slots__ = ("base", "state", "present", "gl", "tested_only", "records", "path", "lists", "one_call",
                  "serial", "turs2", "split_code", "base_counts", "base_unc")
 
     def __init__(self, base: Candidate, state: RuleSetState, beam_width: int, score: str, search: str = "thesis",
@@ -180,22 +183,25 @@ class GrowthCall:
         # tests (Eq. 3.22, 3.25) and patience buckets (Eq. 3.23): _finish_growths' other inputs
         header_old, header_new = data.header_bits(k)
         base_vo = np.asarray(base.value_ops, dtype=float)
-        lits = np.array(base.literals, dtype=np.int64).reshape(k, 3)
-        scan_rows = data.rows_in_bins(*base.literals[0]) if k >= 2 else data.all_rows[:0]
-        turs2 = self.turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
-        else_counts = state.else_counts.astype(np.int64, copy=False)
-        self.finish_args = (  # _finish_growths' arguments after the kernel's outputs, in its order
-            data.bins, data.n_bins, data.binary, lits, base_vo, float(base_vo.sum()),
-            np.asarray(base.k_values, dtype=np.int64), header_new, header_old, data.turs2, scan_rows, data.log2_d,
-            base_counts, base_unc, else_counts, data.log2_regret, state.nll_covered, state.regret_rules,
-            state.model_next, state.total, score == "absolute", beam_width, *split_code, data.log2_int, turs2,
-            data.rows_in_bins(*base.literals[1]) if k >= 3 else data.all_rows[:0], data.bin_min, data.bin_max,
-            _turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES, TURS2_MIN_SPLIT,
-            *(data.prefix_tables.tables(base.literals) if _tables_read(base.literals, data.binary) else _UNREAD_TABLES),
-            *data.prefix_tables.later_k_without(base.literals, _lower_bound_literals(base) if turs2 else ()))
-        self.path = PATH_BITS if state.union_mode == "bits" else int(growth_kernel.UNION_BUILD)
+        self.turs2 = search == "turs2"  # the authors' buckets, smallest split and refined-literal scores
+        lits = base.literals
+        scan_rows = data.rows_in_bins(*lits[0]) if k >= 2 else data.all_rows[:0]
+        scan_rows1 = data.rows_in_bins(*lits[1]) if k >= 3 else data.all_rows[:0]
+        ref_tmin, ref_tmax = data.prefix_tables.tables(lits) if _tables_read(lits, data.binary) else _UNREAD_TABLES
+        later_k_known, later_known = data.prefix_tables.later_k_without(
+            lits, _lower_bound_literals(base) if self.turs2 else ())
+        base_record = BaseRule(
+            rows=base.rows, lits=np.array(lits, dtype=np.int64).reshape(k, 3), value_ops=base_vo,
+            value_ops_sum=float(base_vo.sum()), k_values=np.asarray(base.k_values, dtype=np.int64),
+            header_new=header_new, header_old=header_old, counts=base_counts, counts_unc=base_unc,
+            split_extra=split_code[1], scan_rows=scan_rows, scan_rows1=scan_rows1, ref_tmin=ref_tmin,
+            ref_tmax=ref_tmax, later_k_known=later_k_known, later_known=later_known)
         lists = self.lists = _kernel_lists(state)
-        self.one_call = ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
+        # (data, overlap lists, base, rule set, settings): _score_base's and _finish_growths' records
+        self.records = (data_tables(data), lists, base_record, _rule_set_counts(state),
+                        scoring_settings(data, beam_width, score, search))
+        self.path = PATH_BITS if state.union_mode == "bits" else int(_config.UNION_BUILD)
+        self.one_call = _config.ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
 
     def run(self) -> tuple:
         """The kernels: ``(k_split, outputs of _finish_growths)``."""
@@ -204,9 +210,9 @@ class GrowthCall:
         if self.one_call:
             if BETWEEN_KERNEL_CALLS is not None:
                 BETWEEN_KERNEL_CALLS()
-            return _score_base(
-                data.y, base.rows, data.n_classes, n_slots(data.n_bins, data.max_bins), self.present, self.gl,
-                state.union_counts, *self.lists, state.K, self.path, self.tested_only, *self.finish_args)
+            data_t, lists, base_t, rule_set, settings = self.records
+            return _score_base(data_t, lists, base_t, self.present, self.gl, rule_set, settings, self.path,
+                               self.tested_only)
         present, tested_only = self.present, self.tested_only
         union = state.union_counts[present]
         sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
@@ -214,16 +220,18 @@ class GrowthCall:
         lo, hi = base.intervals(data)
         grp_ptr, grp_rules = local_rules(state, present)
         need = np.zeros(n_slots(data.n_bins, data.max_bins), dtype=np.bool_) if tested_only else None
-        valid, new_lo, new_hi, counts, counts_unc, delta, k_split = _grow_candidates(
-            data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, self.gl, nbr_ptr, nbr_idx, nbr_w,
-            union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int, data.n_cuts_total, grp_ptr, grp_rules,
-            state.K, path=self.path, between_calls=BETWEEN_KERNEL_CALLS,
+        inputs, lists = growth_records(data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, self.gl,
+                                       nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int,
+                                       grp_ptr, grp_rules, state.K)
+        grown = _grow_candidates(
+            inputs, lists, data.n_cuts_total, path=self.path, between_calls=BETWEEN_KERNEL_CALLS,
             kernel=_grow_chunk_serial if self.serial else None, need=need,
             local_tests=(data.log2_regret, self.base_counts, self.base_unc, data.log2_d, data.binary,
                          *self.split_code) if tested_only else None, max_bins=data.max_bins)
         if tested_only:  # the kernel marked (and counted) the growths that pass a local test
-            valid &= need
-        return k_split, _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, *self.finish_args)
+            grown.valid[:] &= need
+        data_t, _, base_t, rule_set, settings = self.records
+        return grown.k_split, _finish_growths(grown, base_t, rule_set, data_t, settings)
 
     def finish(self, result: tuple) -> Growths | None:
         """The base's :class:`Growths` from :meth:`run`'s result (None: no growth)."""
@@ -282,26 +290,60 @@ def _tables_read(literals: tuple, binary: np.ndarray) -> bool:
     return False
 
 
-ONE_CALL_PER_BASE = True
-"""Score a base whose growth-kernel work fits one serial call (``MAX_CALL_WORK``, and below
-``PARALLEL_MIN_WORK`` unless ``serial``) in one jitted call without the GIL
-(``turs._core.base_call._score_base``): the same kernels on the same arrays, so the same numbers
-to the bit. False: the separate calls with Python between them (the tests compare both)."""
-
 _NO_LIST = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 
 
-def _kernel_lists(state: RuleSetState) -> tuple:
-    """The rule set's pair, subset and rule lists as ``_score_base`` takes them (empty arrays
-    and a False flag where the rule set keeps none), made once per state."""
+def _kernel_lists(state: RuleSetState) -> OverlapLists:
+    """The rule set's union counts and pair, subset and rule lists as ``_score_base`` takes them
+    (empty arrays and a False flag where the rule set keeps none), made once per state."""
     lists = getattr(state, "_kernel_lists", None)
     if lists is None:
         has_nbr = state.nbr_ptr is not None
         has_sub = state.sub_ptr is not None
         nbr = (state.nbr_ptr, state.nbr_idx, state.nbr_w) if has_nbr else _NO_LIST
         sub = (state.sub_ptr, state.sub_idx, state.sub_sign, int(state.n_sub)) if has_sub else (*_NO_LIST, 0)
-        lists = state._kernel_lists = (*nbr, has_nbr, *sub, has_sub, state.group_rule_ptr, state.group_rule_idx)
+        lists = state._kernel_lists = OverlapLists(state.union_counts, *nbr, has_nbr, *sub, has_sub,
+                                                   state.group_rule_ptr, state.group_rule_idx, int(state.K))
     return lists
+
+
+def _rule_set_counts(state: RuleSetState) -> RuleSetCounts:
+    """The rule set's counts and code lengths as ``_finish_growths`` takes them, made once per
+    state."""
+    counts = getattr(state, "_kernel_rule_set", None)
+    if counts is None:
+        counts = state._kernel_rule_set = RuleSetCounts(
+            else_counts=state.else_counts.astype(np.int64, copy=False), nll_covered=state.nll_covered,
+            regret_rules=state.regret_rules, model_next=state.model_next, total_m=state.total)
+    return counts
+
+
+def data_tables(data: SearchData) -> DataTables:
+    """The fit's data and code tables as the scoring kernels take them, made once per fit."""
+    tables = getattr(data, "_kernel_tables", None)
+    if tables is None:
+        tables = data._kernel_tables = DataTables(
+            bins=data.bins, y=data.y, n_classes=data.n_classes, n_bins=data.n_bins,
+            n_slots=n_slots(data.n_bins, data.max_bins), binary=data.binary, turs2=data.turs2, log2_d=data.log2_d,
+            log2_regret=data.log2_regret, log2_int=data.log2_int, bin_min=data.bin_min, bin_max=data.bin_max)
+    return tables
+
+
+def scoring_settings(data: SearchData, beam_width: int, score: str, search: str) -> ScoringSettings:
+    """The search settings (``turs.search.settings.SearchSettings``' ``beam_width``, ``score``
+    and ``search``) as one record the scoring kernels take, made once per fit and settings."""
+    per_fit = getattr(data, "_kernel_settings", None)
+    if per_fit is None:
+        per_fit = data._kernel_settings = {}
+    key = (beam_width, score, search)
+    settings = per_fit.get(key)
+    if settings is None:
+        turs2 = search == "turs2"
+        settings = per_fit[key] = ScoringSettings(
+            beam_width=beam_width, absolute=score == "absolute", split_cut_bits=data.split_code(0, search)[0],
+            placeholder_scores=turs2, bucket_edges=_turs2_bucket_edges(beam_width) if turs2 else _NO_EDGES,
+            min_split=TURS2_MIN_SPLIT)
+    return settings
 
 
 def _fits_one_call(base: Candidate, present: np.ndarray, lists: tuple, state: RuleSetState, serial: bool) -> bool:
@@ -310,13 +352,13 @@ def _fits_one_call(base: Candidate, present: np.ndarray, lists: tuple, state: Ru
     data = state.data
     P = len(present)
     m = base.rows.shape[0]
-    n_nbr, n_sub, n_rules = _list_lengths(present, lists[0], lists[3], lists[4], lists[8], lists[9])
+    n_nbr, n_sub, n_rules = _list_lengths(present, lists)
     per_feature = feature_work(m, P, (n_nbr + n_sub) / max(P, 1), n_rules if state.K else 0, data.max_bins,
                                data.n_classes, 2 * (data.max_bins - 1))
-    if per_feature * data.d > growth_kernel.MAX_CALL_WORK:
+    if per_feature * data.d > _config.MAX_CALL_WORK:
         return False
-    return (serial or not growth_kernel.NUMBA_PARALLEL
-            or m * data.n_cuts_total * (1 + P) < growth_kernel.PARALLEL_MIN_WORK)
+    return (serial or not _config.NUMBA_PARALLEL
+            or m * data.n_cuts_total * (1 + P) < _config.PARALLEL_MIN_WORK)
 
 
 TURS2_MIN_SPLIT = 2

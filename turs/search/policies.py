@@ -140,7 +140,7 @@ class Turs2Policy(BeamPolicy):
     boundaries and the rule that a growth must split ``S \\ M`` with at least
     ``TURS2_MIN_SPLIT`` instances each side (``turs.search.growths._turs2_bucket_edges``); the
     scores ``r`` and ``R`` of a growth that refines a literal, with the model code that code
-    charges while searching (``_placeholder_model_bits`` in ``turs._core.kernels``); the
+    charges while searching (``_placeholder_model_bits`` in ``turs._core.candidate_score``); the
     auxiliary beam is filled while ``M`` is empty too; a bucket keeps its first occupant against
     an equal cover (``select_per_bucket_turs2``); the proposals of all bases are reduced in
     their order of generation, duplicates included (``reduce_by_coverage_turs2``); the next bases and the

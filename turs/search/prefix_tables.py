@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.kernels import _rows_in_interval
+from .. import _config
+from .._core.literal_cover import _rows_in_interval
 from .._core.refinement import _bin_extremes, _pair_extremes
 
-CACHE_BYTES = 64 * 2**20
-"""Memory the cached rows and tables may hold; beyond it both caches start again empty."""
 
 _NO_TABLES = np.zeros((0, 0), dtype=np.int64)
 _NO_LATER = (_NO_TABLES, np.zeros(0, dtype=np.bool_))
@@ -43,7 +42,7 @@ class PrefixTables:
         self.bins, self.bin_min, self.bin_max = data.bins, data.bin_min, data.bin_max
         self._rows_by_bin, self._bin_ptr = data.rows_by_bin, data.bin_ptr
         self.max_b = data.max_bins
-        self.cache_bytes = CACHE_BYTES if cache_bytes is None else cache_bytes
+        self.cache_bytes = _config.CACHE_BYTES if cache_bytes is None else cache_bytes
         self._rows: dict = {}  # literal prefix -> the rows satisfying it
         self._packed: dict = {}  # (literals but the last, last feature) -> a rule's packed tables
         self._extremes: dict = {}  # (literal prefix, feature) -> its smallest and largest bin there
@@ -102,7 +101,7 @@ class PrefixTables:
 
     def later_k_without(self, literals: tuple, needed) -> tuple[np.ndarray, np.ndarray]:
         """For each literal p in ``needed``: the ``K_value`` of the literals after it counted as if
-        p did not restrict the data (``turs._core.kernels._later_k_without``, the model code the
+        p did not restrict the data (``turs._core.candidate_score._later_k_without``, the model code the
         authors' search charges a growth that gives p a lower bound), as ``(later_k (k, k),
         known (k,))``; each literal q's from its feature's extremes over the rows satisfying the
         literals before it but p, computed once per such prefix."""

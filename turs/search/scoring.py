@@ -13,37 +13,11 @@ from contextlib import contextmanager
 
 import numpy as np
 
+from .. import _config
 from .._fit_control import active, run_for_fit
 from .growths import Candidate, GrowthCall, Growths, score_growths
 from .settings import SearchConstraints, SearchSettings
 from .state import RuleSetState
-
-
-SCORING_THREADS = 2
-"""Threads that score the bases of one beam iteration at once (1: one after the other). The
-kernels release the GIL (``nogil``); each base's growths are computed as in one thread, so
-the search is the same step for step."""
-
-THREADS_MIN_WORK = 3_000_000
-"""Rows x cut points (the data's) of an iteration's bases below which they are scored in this
-thread: a thread hand-off costs tens of microseconds, more than a small base's kernel call.
-Fold-0 fits, idle 2-core machine, 2026-11-25, best of two to five, this bound vs 1e7 vs no
-threads: vehicle 0.26 / 0.27 / 0.26 s (1e6: 0.39), chess 0.61 / - / 0.62, pendigits
-4.8 / 5.6 / 5.9, waveform 7.6 / 8.8 / 9.0, magic 9.4 / 9.8 / 10.7; rows x features >= 2e5
-instead made chess 0.69 s. With the shared queue (:data:`SHARED_QUEUE`) and the one call per base
-(``turs.search.growths.ONE_CALL_PER_BASE``), 1e6 and 3e5 were within the noise of this bound
-(2026-11-26, alternating twice in one process, this bound / 1e6 / 3e5: vehicle 0.28-0.29 /
-0.26 / 0.23-0.25 s, chess 0.72-0.75 / 0.71-0.77 / 0.72-0.73, pendigits 4.7-5.2 / 4.6-5.5 /
-4.2-4.4, waveform 5.1-5.2 / 5.0-5.1 / 5.1, avila 21.9-22.9 / 21.1-21.8 / 21.3-22.3, noisy 20k
-11.7-11.8 / 11.5-11.8 / 11.6-11.7), with more CPU time for the smaller bounds: kept."""
-
-
-LARGEST_FIRST = True
-"""Submit an iteration's bases to the scoring threads largest cover first (the longest
-processing time first rule): a large base submitted last keeps one thread busy while the
-other waits for the iteration to end. Each base is scored on its own, so the proposals, and
-the search, are the same in any order. On the noisy 20k fit, alternating three times in one
-process (2026-11-26), wall / CPU time 0.60-0.61 against 0.62-0.63 in submission order."""
 
 
 def _allowed_growths(g: Growths, base: Candidate, constraints: SearchConstraints | None,
@@ -117,7 +91,7 @@ class _LazyPool:
 
     def get(self) -> ThreadPoolExecutor:
         if self.pool is None:
-            self.pool = ThreadPoolExecutor(SCORING_THREADS, thread_name_prefix="turs-score")
+            self.pool = ThreadPoolExecutor(_config.SCORING_THREADS, thread_name_prefix="turs-score")
         return self.pool
 
     def shutdown(self) -> None:
@@ -148,19 +122,19 @@ def scoring_pool():
 def _shared_from(bases: list, state: RuleSetState, bound: float) -> bool:
     """Whether ``bases`` are two or more, there are two scoring threads or more, and the bases'
     rows x cut points (the data's) reach ``bound``."""
-    return (SCORING_THREADS >= 2 and len(bases) >= 2
+    return (_config.SCORING_THREADS >= 2 and len(bases) >= 2
             and sum(base.coverage for base in bases) * state.data.n_cuts_total >= bound)
 
 
 def in_threads(bases: list, state: RuleSetState) -> bool:
     """Whether :func:`score_bases` scores ``bases`` in ``SCORING_THREADS`` threads: two or more
     bases whose rows x cut points reach ``THREADS_MIN_WORK``."""
-    return _shared_from(bases, state, THREADS_MIN_WORK)
+    return _shared_from(bases, state, _config.THREADS_MIN_WORK)
 
 
 def _largest_first(bases: list) -> list:
-    """The bases' indices in the order the scoring threads take them (:data:`LARGEST_FIRST`)."""
-    if LARGEST_FIRST:
+    """The bases' indices in the order the scoring threads take them (``turs._config.LARGEST_FIRST``)."""
+    if _config.LARGEST_FIRST:
         return sorted(range(len(bases)), key=lambda i: -bases[i].coverage)
     return list(range(len(bases)))
 
@@ -177,19 +151,19 @@ def score_bases(bases: list, state: RuleSetState, settings: SearchSettings, poli
     args = (state, settings, policy, aux_on, constraints, require, tested_only)
     holder = getattr(_SCORING, "pool", None)
     if not in_threads(bases, state):
-        if holder is not None and _shared_from(bases, state, SPLIT_MIN_WORK):
+        if holder is not None and _shared_from(bases, state, _config.SPLIT_MIN_WORK):
             return _score_split(holder.get(), bases, args)
         return [base_proposals(base, *args) for base in bases]
     if holder is None:
-        with ThreadPoolExecutor(min(SCORING_THREADS, len(bases)), thread_name_prefix="turs-score") as pool:
+        with ThreadPoolExecutor(min(_config.SCORING_THREADS, len(bases)), thread_name_prefix="turs-score") as pool:
             return _score_in(pool, bases, args)
     return _score_in(holder.get(), bases, args)
 
 
 def _score_in(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
     """The bases' proposals in order, scored in ``pool``, the largest covers submitted first
-    (:data:`LARGEST_FIRST`)."""
-    if SHARED_QUEUE:
+    (``turs._config.LARGEST_FIRST``)."""
+    if _config.SHARED_QUEUE:
         return _score_shared(pool, bases, args)
     control = active()
     futures = [None] * len(bases)
@@ -202,15 +176,6 @@ def _score_in(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
             f.cancel()
         wait(futures)  # the running ones stop at their next kernel call
         raise
-
-
-SHARED_QUEUE = True
-"""Score an iteration's bases from one queue in this thread and ``SCORING_THREADS - 1`` pool
-threads (:func:`_score_shared`), instead of one pool task per base while this thread waits:
-one hand-off per iteration, not one per base. Each base is scored on its own, so the search
-is the same. Alternating twice in one process (2026-11-26, with
-``turs.search.growths.ONE_CALL_PER_BASE``), without / with: magic 7.31, 7.23 / 6.64, 6.84 s;
-avila 22.51, 23.13 / 21.74, 22.47 s; chess 0.70-0.73 s both."""
 
 
 def _share(pool: ThreadPoolExecutor, order: list, job) -> None:
@@ -235,7 +200,7 @@ def _share(pool: ThreadPoolExecutor, order: list, job) -> None:
             stop.append(True)  # the other threads stop at their next item
             raise
 
-    helpers = [pool.submit(run_for_fit, control, work) for _ in range(SCORING_THREADS - 1)]
+    helpers = [pool.submit(run_for_fit, control, work) for _ in range(_config.SCORING_THREADS - 1)]
     try:
         work()
     finally:
@@ -246,7 +211,7 @@ def _share(pool: ThreadPoolExecutor, order: list, job) -> None:
 
 def _score_shared(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
     """The bases' proposals in order: this thread and the helpers each score whole bases, the
-    next of one queue (largest cover first, :data:`LARGEST_FIRST`), on the serial kernel."""
+    next of one queue (largest cover first, ``turs._config.LARGEST_FIRST``), on the serial kernel."""
     out = [None] * len(bases)
 
     def job(i):
@@ -254,18 +219,6 @@ def _score_shared(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:
 
     _share(pool, _largest_first(bases), job)
     return out
-
-
-SPLIT_MIN_WORK = 300_000
-"""Rows x cut points (the data's) of an iteration's bases from which :func:`score_bases` shares
-their kernel calls with the pool's threads when they are below ``THREADS_MIN_WORK``
-(:func:`_score_split`). Fold-0 fits, alternating in one process (2026-11-27), the time of the
-iterations it applies to, without / with: avila 7.48, 6.07 / 5.69, 5.00 s; noisy 20k 1.32,
-1.10 / 0.96, 0.82; magic 0.69, 0.65 / 0.54, 0.54; waveform 0.70-0.79 / 0.55-0.56; whole fits of
-vehicle 0.27 / 0.21 s and chess 0.66-0.69 / 0.63-0.65. 1e5 and 0 gave vehicle's time of this
-bound; a higher ``THREADS_MIN_WORK`` (1e7, the split for more iterations) made magic 6.1 ->
-8.0 s and avila 17.2 -> 18.7 s: where the kernels outweigh the Python, whole bases in two
-threads are faster."""
 
 
 def _score_split(pool: ThreadPoolExecutor, bases: list, args: tuple) -> list:

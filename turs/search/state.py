@@ -11,8 +11,9 @@ import numpy as np
 
 from .. import _config
 from .._core.codes import log2_factorial, universal_integer_code
-from .._core.groups import _local_rule_lists, _rows_by_group, _shared_rule_pairs, union_counts_cheapest
-from .._core.kernels import MAX_SUBSET_RULES, _group_subsets, _local_neighbours, _local_subsets
+from .._core.overlap_groups import (_group_subsets, _local_neighbours, _local_rule_lists,
+                                    _local_subsets, _shared_rule_pairs, _split_cover_by_group)
+from .._core.union_counts import union_counts_cheapest
 from .._core.regret import log2_regret_table
 from ..mdl import (check_model_encoding, model_code_bits, nll_bits, overlap_groups, overlap_groups_with,
                    rule_header_bits, total_bits)
@@ -147,8 +148,8 @@ class RuleSetState:
         (``rule_counts``), and the counts of the union of each present group's rules and the
         rule: the group's union's plus the rule's minus those of the rule's rows in the group's
         union (its rows whose group shares a rule with it,
-        :func:`~turs._core.groups.union_counts_cheapest` over the present groups)."""
-        present, inside, local, y_inside, in_rule, rule_counts = _rows_by_group(
+        :func:`~turs._core.union_counts.union_counts_cheapest` over the present groups)."""
+        present, inside, local, y_inside, in_rule, rule_counts = _split_cover_by_group(
             self.group_of, self.data.y, rule.rows, len(self.group_masks), self.data.n_classes)
         union_with_rule = (self.union_counts[present] + rule_counts
                            - union_counts_cheapest(self.group_masks[present], in_rule, local, y_inside))
@@ -255,10 +256,6 @@ class RuleSetState:
                 "total": float(self.total)}
 
 
-MAX_RULES_FOR_SUBSETS = MAX_SUBSET_RULES
-"""Groups covered by more rules than this use the pairwise union counts (see the kernel)."""
-
-
 def union_count_mode(n_groups: int) -> str:
     """The union-count path for a rule set with ``n_groups`` overlap groups
     (``turs._config.UNION_COUNTS``: all paths give the same counts)."""
@@ -289,12 +286,12 @@ def group_subsets(masks: np.ndarray):
     ``counts(S' outside the union of g's rules)`` follows by inclusion-exclusion from the
     counts of ``S'`` in every intersection ``T`` of g's rules, and those are sums over the
     groups that contain ``T``. Returns ``(ptr, idx, sign, n_subsets)`` (``_group_subsets``),
-    or Nones when a group has more than ``MAX_RULES_FOR_SUBSETS`` rules.
+    or Nones when a group has more than ``turs._config.MAX_RULES_FOR_SUBSETS`` rules.
     """
     G = len(masks)
     if G == 0:
         return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
-    if masks.sum(axis=1).max() > MAX_RULES_FOR_SUBSETS:
+    if masks.sum(axis=1).max() > _config.MAX_RULES_FOR_SUBSETS:
         return None, None, None, 0
     return _group_subsets(np.ascontiguousarray(masks, dtype=np.bool_))
 

@@ -1,45 +1,90 @@
-"""Jitted kernels of the beam search (thesis Section 3.5, "Design for speed"): scoring the
-growths of a base rule, the patience buckets and the per-base bookkeeping. The growth
-kernel itself (counts of every growth, one pass over the cover per feature) is in
-:mod:`turs._core.growth_kernel`; its names stay importable from here.
+"""The scores of a base rule's growths (thesis Eq. 3.13-3.25; Algorithm 4, lines 8-14): each
+growth's model code length ``L(S')`` (Eq. 3.13-3.17; a refined literal through
+``turs._core.refinement``), the code length of the data and model with it added and its
+learning speeds ``r`` and ``R`` (Eq. 3.20-3.21), its local tests (Eq. 3.22, 3.25) and its
+patience bucket (Eq. 3.23), computed incrementally from the growth kernel's counts
+(``_score_candidates``, ``_finish_growths``). ``_placeholder_model_bits`` and the
+``_later_*`` helpers give the model code length the authors' search charges a growth that
+refines a literal (``docs/spec-notes.md``).
 """
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
-from numba import types as nbtypes
-from numba.typed import Dict
 
 from .._config import NUMBA_CACHE
-from .refinement import (_pair_extremes, _refinement_from_tables, _refinement_model_bits,  # noqa: F401
-                         _refinement_tables, _value_op_bits)
-from .growth_kernel import (MAX_CALL_WORK, PARALLEL_MIN_WORK, _grow_candidates, _nll_int,  # noqa: F401
-                            _grow_candidates_parallel, _grow_candidates_serial, _union_by_bits, _union_by_rows)
+from .local_test import _nll_int
+from .refinement import _refinement_from_tables, _refinement_tables, _value_op_bits
+
+
+class DataTables(NamedTuple):
+    """The training data and the code tables of a fit, as the scoring kernels read them (made
+    once per fit from ``turs.search.state.SearchData``)."""
+
+    bins: np.ndarray  # (d, n) uint8 bin codes, ``bin = #{cuts <= x}``
+    y: np.ndarray  # (n,) int64 class codes
+    n_classes: int
+    n_bins: np.ndarray  # (d,) int64 bins per feature
+    n_slots: int  # the growth kernel's candidate slots (``turs._core.growth.n_slots``)
+    binary: np.ndarray  # (d,) bool: a feature of two bins (one cut)
+    turs2: bool  # the authors' model encoding of a literal's form (``_value_op_bits``)
+    log2_d: float  # ``log2`` of the number of features: ``L_split``'s choice of feature
+    log2_regret: np.ndarray  # (n + 1,) ``log2`` of the NML regret of 0..n rows (read-only)
+    log2_int: np.ndarray  # (n + 1,) ``log2`` of 0..n
+    bin_min: np.ndarray  # (d,) int64 each feature's smallest bin over all rows
+    bin_max: np.ndarray  # (d,) int64 and largest
+
+
+class BaseRule(NamedTuple):
+    """The base rule a beam grows, as the scoring kernels read it (made once per base)."""
+
+    rows: np.ndarray  # (m,) int64 its cover
+    lits: np.ndarray  # (k, 3) int64 its literals: feature, lowest bin, bin past the highest
+    value_ops: np.ndarray  # (k,) its literals' ``L_value_op`` (Eq. 3.15-3.16)
+    value_ops_sum: float
+    k_values: np.ndarray  # (k,) int64 its literals' ``K_value``
+    header_new: float  # the rule header's bits for k + 1 literals
+    header_old: float  # and for k
+    counts: np.ndarray  # (C,) int64 its class counts on S
+    counts_unc: np.ndarray  # (C,) int64 and on S \ M
+    split_extra: float  # ``L_split``'s constant (the authors' search; 0 for the thesis')
+    scan_rows: np.ndarray  # rows satisfying literal 0, or a superset (``_refinement_tables``)
+    scan_rows1: np.ndarray  # rows satisfying literal 1, or a superset (``_later_k_without``)
+    ref_tmin: np.ndarray  # the refinement tables (``turs._core.refinement``), or (0, 0) to
+    ref_tmax: np.ndarray  # build them from ``scan_rows``
+    later_k_known: np.ndarray  # (k, k) rows of ``_later_k_without`` the caller has
+    later_known: np.ndarray  # (k,) bool: which (both empty: none)
+
+
+class RuleSetCounts(NamedTuple):
+    """The rule set ``M`` a growth would join, as ``_score_candidates`` reads it (made once per
+    rule set)."""
+
+    else_counts: np.ndarray  # (C,) int64 class counts of the rows no rule covers
+    nll_covered: float  # the data code length of the rows ``M`` covers (Eq. 3.6)
+    regret_rules: float  # the regrets of ``M``'s rules
+    model_next: float  # ``L(M)`` with one more rule, before that rule's own code
+    total_m: float  # ``L(D, M)``
+
+
+class ScoringSettings(NamedTuple):
+    """The search settings the scoring kernels read, made once per fit from
+    ``turs.search.settings.SearchSettings`` (``turs.search.growths.scoring_settings``)."""
+
+    beam_width: int  # W: the patience buckets (Eq. 3.23)
+    absolute: bool  # score ``"absolute"``: r and R not divided by the coverage
+    split_cut_bits: np.ndarray  # (d,) ``L_split``'s per-feature bits (the authors' search), or empty
+    placeholder_scores: bool  # r and R of a refined literal as the authors' search charges it
+    bucket_edges: np.ndarray  # the authors' bucket edges, or empty for the thesis' buckets
+    min_split: int  # the authors' smallest uncovered part on each side of a cut
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _rows_in_interval(bins_col, rows, a, e):
-    """The rows whose bin of one feature lies in ``[a, e)``. Without a branch: every row is
-    written and the count moves on when ``b - a``, as an unsigned integer, is below ``e - a``
-    (a row below ``a`` wraps around to a large number). The search's winners' covers and
-    prefix covers scan some 10^8 rows an avila fit; 30% less time than the branch
-    (``docs/performance.md``)."""
-    out = np.empty(rows.shape[0], dtype=np.int64)
-    width = np.uint64(e - a) if e > a else np.uint64(0)
-    k = 0
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        out[k] = r
-        k += np.uint64(np.int64(bins_col[r]) - a) < width
-    return out[:k]
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts_unc, else_counts,
-                      l_split, log2_regret, nll_covered, regret_rules, model_next, total_m,
-                      absolute, log2_int, model_score):
+def _score_candidates(counts, counts_unc, delta, model, model_score, l_split, base_counts, base_counts_unc, rule_set,
+                      log2_regret, log2_int, absolute):
     r"""Eq. 3.20-3.25 for every candidate: ``L(D, M + S')``, ``r``, ``R`` and the local tests.
 
     ``L(D, M + S')``: the instances M covers keep their groups except those the candidate
@@ -52,8 +97,10 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
     ``log2_int``: ``log2`` of the counts 0..n (all the counts here are integers).
     ``model_score``: the model code length ``r`` and ``R`` use (``model`` itself, or what the
     authors' search charges a refined literal, see ``_placeholder_model_bits``);
-    ``L(D, M + S')`` always uses ``model``.
+    ``L(D, M + S')`` always uses ``model``. ``rule_set``: :class:`RuleSetCounts`.
     """
+    else_counts, nll_covered, regret_rules, model_next, total_m = (
+        rule_set.else_counts, rule_set.nll_covered, rule_set.regret_rules, rule_set.model_next, rule_set.total_m)
     m, C = counts.shape
     total_after = np.empty(m)
     r = np.full(m, -np.inf)
@@ -108,105 +155,6 @@ def _score_candidates(counts, counts_unc, delta, model, base_counts, base_counts
         aux_local[i] = nml_base_unc > nml_split_unc
         split_bits_unc[i] = nml_split_unc
     return total_after, r, R, local, aux_local, split_bits, split_bits_unc, nml_base, nml_base_unc
-
-
-# ------------------------------------------------------------- per-base bookkeeping
-# The helpers below replace chains of small numpy calls (unique, searchsorted, isin, where)
-# that ran once per base rule: on small data (car, chess) they cost more than the counting.
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _localize_groups(group_of, rows, n_groups):
-    """The overlap groups present in a cover, in increasing order, and each row's local group.
-
-    Returns ``present`` (P,) and ``group_local`` (m,) with ``present[group_local[i]] ==
-    group_of[rows[i]]`` (-1 for rows not covered by M); the twin of ``np.unique`` followed by
-    ``np.searchsorted``.
-    """
-    local = np.zeros(n_groups, dtype=np.int64)
-    m = rows.shape[0]
-    for i in range(m):
-        g = group_of[rows[i]]
-        if g >= 0:
-            local[g] = 1
-    n_present = 0
-    for g in range(n_groups):
-        if local[g] > 0:
-            n_present += 1
-            local[g] = n_present  # local id + 1
-    present = np.empty(n_present, dtype=np.int64)
-    for g in range(n_groups):
-        if local[g] > 0:
-            present[local[g] - 1] = g
-    group_local = np.empty(m, dtype=np.int64)
-    for i in range(m):
-        g = group_of[rows[i]]
-        group_local[i] = local[g] - 1 if g >= 0 else -1
-    return present, group_local
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _local_subsets(sub_ptr, sub_idx, sub_sign, present, n_sub):
-    """The inclusion-exclusion subset lists of the groups ``present``, with the subsets
-    renumbered ``0..n_local-1`` in increasing global order (``np.unique``'s inverse).
-
-    Returns ``(ptr, idx, sign, n_local)`` in the CSR layout of ``_grow_candidates``.
-    """
-    P = present.shape[0]
-    ptr = np.zeros(P + 1, dtype=np.int64)
-    for p in range(P):
-        g = present[p]
-        ptr[p + 1] = ptr[p] + sub_ptr[g + 1] - sub_ptr[g]
-    local = np.zeros(n_sub, dtype=np.int64)
-    for p in range(P):
-        g = present[p]
-        for s in range(sub_ptr[g], sub_ptr[g + 1]):
-            local[sub_idx[s]] = 1
-    n_local = 0
-    for t in range(n_sub):
-        if local[t] > 0:
-            n_local += 1
-            local[t] = n_local
-    idx = np.empty(ptr[P], dtype=np.int64)
-    sign = np.empty(ptr[P])
-    k = 0
-    for p in range(P):
-        g = present[p]
-        for s in range(sub_ptr[g], sub_ptr[g + 1]):
-            idx[k] = local[sub_idx[s]] - 1
-            sign[k] = sub_sign[s]
-            k += 1
-    return ptr, idx, sign, n_local
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, n_groups):
-    """The pair lists (with their weights) of the groups ``present``, restricted to those
-    groups and renumbered locally (CSR ``ptr, idx, w``; order kept)."""
-    P = present.shape[0]
-    local = np.full(n_groups, -1, dtype=np.int64)
-    for p in range(P):
-        local[present[p]] = p
-    ptr = np.zeros(P + 1, dtype=np.int64)
-    for p in range(P):
-        g = present[p]
-        k = 0
-        for s in range(nbr_ptr[g], nbr_ptr[g + 1]):
-            if local[nbr_idx[s]] >= 0:
-                k += 1
-        ptr[p + 1] = ptr[p] + k
-    idx = np.empty(ptr[P], dtype=np.int64)
-    w = np.empty(ptr[P])
-    k = 0
-    for p in range(P):
-        g = present[p]
-        for s in range(nbr_ptr[g], nbr_ptr[g + 1]):
-            j = local[nbr_idx[s]]
-            if j >= 0:
-                idx[k] = j
-                w[k] = nbr_w[s]
-                k += 1
-    return ptr, idx, w
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
@@ -283,9 +231,7 @@ def _later_bits_without(bins, lits, p, n_bins, binary, turs2, scan_rows, scan_ro
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum, base_k_values,
-                            header_old, bins, n_bins, binary, turs2, scan_rows, scan_rows1, bin_min, bin_max,
-                            later_k_known, later_known):
+def _placeholder_model_bits(model, feat, lo, lit_of, base, data):
     """The model code length the authors' search charges a growth that refines literal ``p`` of
     its base (``ModelEncoding.cl_model_after_growing_rule_on_icol`` with ``rule_cl_model_dep``;
     ``model`` is returned for the other growths).
@@ -305,8 +251,14 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
 
     ``later_k_known`` (k, k), ``later_known`` (k,) bool: row p of :func:`_later_k_without` where
     ``later_known[p]`` (the caller has it, see ``turs.search.prefix_tables``); else (or both
-    empty) it is scanned here.
+    empty) it is scanned here. ``base``: :class:`BaseRule`, ``data``: :class:`DataTables`.
     """
+    lits, base_vo, base_vo_sum, base_k_values, header_old = (base.lits, base.value_ops, base.value_ops_sum,
+                                                             base.k_values, base.header_old)
+    scan_rows, scan_rows1, later_k_known, later_known = (base.scan_rows, base.scan_rows1, base.later_k_known,
+                                                         base.later_known)
+    bins, n_bins, binary, turs2, bin_min, bin_max = (data.bins, data.n_bins, data.binary, data.turs2, data.bin_min,
+                                                     data.bin_max)
     m = feat.shape[0]
     k = lits.shape[0]
     out = model.copy()
@@ -341,12 +293,7 @@ def _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary,
-                    lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2, scan_rows, log2_d,
-                    base_counts, base_counts_unc, else_counts, log2_regret, nll_covered, regret_rules,
-                    model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                    placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
-                    later_k_known, later_known):
+def _finish_growths(grown, base, rule_set, data, settings):
     """The valid growths of one base rule (the output of ``_grow_candidates``), with their
     model code length ``L(S')`` (Eq. 3.13-3.17), scores (Eq. 3.20-3.25, ``_score_candidates``)
     and patience buckets (Eq. 3.23).
@@ -375,7 +322,23 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part),
     splits_uncovered, and the two sides of the local tests (``_score_candidates``): split_bits,
     split_bits_unc (per growth), nml_base, nml_base_unc (the base's).
+
+    The records: ``grown`` the growth kernel's outputs (``turs._core.growth.GrowthOutputs``),
+    ``base`` :class:`BaseRule`, ``rule_set`` :class:`RuleSetCounts`, ``data``
+    :class:`DataTables`, ``settings`` :class:`ScoringSettings` (``placeholder_scores``,
+    ``bucket_edges`` (``turs2_edges`` above), ``min_split``, ``beam_width``, ``absolute``,
+    ``split_cut_bits``).
     """
+    valid, new_lo, new_hi, counts, counts_unc, delta, k_split = grown
+    lits, base_vo, base_vo_sum, base_k_values, header_new, header_old = (
+        base.lits, base.value_ops, base.value_ops_sum, base.k_values, base.header_new, base.header_old)
+    base_counts, base_counts_unc, split_extra, scan_rows, ref_tmin, ref_tmax = (
+        base.counts, base.counts_unc, base.split_extra, base.scan_rows, base.ref_tmin, base.ref_tmax)
+    bins, n_bins, binary, turs2, log2_d, log2_regret, log2_int = (
+        data.bins, data.n_bins, data.binary, data.turs2, data.log2_d, data.log2_regret, data.log2_int)
+    absolute, beam_width, split_cut_bits, placeholder_scores, turs2_edges, min_split = (
+        settings.absolute, settings.beam_width, settings.split_cut_bits, settings.placeholder_scores,
+        settings.bucket_edges, settings.min_split)
     d = n_bins.shape[0]
     S = valid.shape[0] // d
     C = counts.shape[1]
@@ -444,12 +407,10 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
                 later_vo[i, q] = nvo[j, q]
     model_score = model
     if placeholder_scores and n_ref > 0:
-        model_score = _placeholder_model_bits(model, feat, lo, lits, lit_of, base_vo, base_vo_sum,
-                                              base_k_values, header_old, bins, n_bins, binary, turs2,
-                                              scan_rows, scan_rows1, bin_min, bin_max, later_k_known, later_known)
+        model_score = _placeholder_model_bits(model, feat, lo, lit_of, base, data)
     total_after, r, R, local, aux_local, split_bits, split_bits_unc, nml_base, nml_base_unc = _score_candidates(
-        cts, cts_unc, dl, model, base_counts, base_counts_unc, else_counts, l_split, log2_regret,
-        nll_covered, regret_rules, model_next, total_m, absolute, log2_int, model_score)
+        cts, cts_unc, dl, model, model_score, l_split, base_counts, base_counts_unc, rule_set, log2_regret, log2_int,
+        absolute)
     cov = np.zeros(m, dtype=np.int64)
     cov_unc = np.zeros(m, dtype=np.int64)
     for i in range(m):
@@ -479,111 +440,3 @@ def _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, b
     return (feat, lo, hi, cts, cts_unc, cov, cov_unc, model, value_op, n_ref > 0, later_k, later_vo,
             total_after, r, R, local, aux_local, bucket, aux_bucket, splits_uncovered,
             split_bits, split_bits_unc, nml_base, nml_base_unc)
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _winners_by_score(best, score):
-    """The buckets' winners ``best`` (-1: empty bucket), best score first (ties: lower index)."""
-    chosen = np.sort(best[best >= 0])
-    return chosen[np.argsort(-score[chosen], kind="mergesort")]
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _best_per_bucket(score, bucket, eligible, n_buckets):
-    """Diverse patience (Eq. 3.23): the best eligible candidate with a finite score in each
-    bucket ``0..n_buckets-1`` (ties: the lowest index), ordered by score, best first (ties:
-    lower index first)."""
-    best = np.full(n_buckets, -1, dtype=np.int64)
-    for i in range(score.shape[0]):
-        if not eligible[i] or not np.isfinite(score[i]):
-            continue
-        b = bucket[i]
-        if best[b] < 0 or score[i] > score[best[b]]:
-            best[b] = i
-    return _winners_by_score(best, score)
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _same_cover(bins, rows, f1, lo1, hi1, f2, lo2, hi2):
-    """Whether two one-literal growths of one base rule (literal ``f in [lo, hi)`` on the base's
-    ``rows``) cover the same rows."""
-    for i in range(rows.shape[0]):
-        r = rows[i]
-        b1 = bins[f1, r]
-        b2 = bins[f2, r]
-        if (lo1 <= b1 < hi1) != (lo2 <= b2 < hi2):
-            return False
-    return True
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _bucket_winners_first_cover(score, bucket, eligible, n_buckets, cov, feat, lo, hi, bins, rows):
-    """Each bucket's winner (-1: none) as the authors' beam fills a bucket: the candidates in
-    their order of generation (feature, cut, ``<`` before ``>=``); one that covers the same rows
-    as the bucket's current occupant is skipped whatever its score; another replaces the
-    occupant on a strictly higher score. ``cov``: the candidates' coverages (rows are compared
-    only on equal ones); ``feat``, ``lo``, ``hi``: their literals on the base rule's ``rows``.
-    ``best[best >= 0]`` are the winners in bucket order."""
-    best = np.full(n_buckets, -1, dtype=np.int64)
-    for i in range(score.shape[0]):
-        if not eligible[i] or not np.isfinite(score[i]):
-            continue
-        b = bucket[i]
-        o = best[b]
-        if o < 0:
-            best[b] = i
-        elif score[i] > score[o] and not (cov[i] == cov[o] and _same_cover(
-                bins, rows, feat[i], lo[i], hi[i], feat[o], lo[o], hi[o])):
-            best[b] = i
-    return best
-
-
-MAX_SUBSET_RULES = 12
-"""Largest overlap group (in rules) whose rule subsets are enumerated (2^12 - 1 per group)."""
-_SUBSET_KEY = nbtypes.UniTuple(nbtypes.int64, MAX_SUBSET_RULES)
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _group_subsets(masks):
-    """CSR lists of the non-empty rule subsets ``T`` of each overlap group, numbered across
-    groups in order of first appearance, with the inclusion-exclusion sign ``(-1)^(|T|+1)``.
-
-    masks: (G, K) bool, at most ``MAX_SUBSET_RULES`` rules per group. Subsets of a group are
-    enumerated by bitmask over its rules in increasing order; a subset is identified by the
-    tuple of its rules, padded with -1. Returns ``(ptr, idx, sign, n)``.
-    """
-    G, K = masks.shape
-    ptr = np.zeros(G + 1, dtype=np.int64)
-    for g in range(G):
-        m = 0
-        for k in range(K):
-            if masks[g, k]:
-                m += 1
-        ptr[g + 1] = ptr[g] + (1 << m) - 1
-    idx = np.empty(ptr[G], dtype=np.int64)
-    sign = np.empty(ptr[G])
-    ids = Dict.empty(key_type=_SUBSET_KEY, value_type=nbtypes.int64)
-    rules = np.empty(MAX_SUBSET_RULES, dtype=np.int64)
-    key = np.empty(MAX_SUBSET_RULES, dtype=np.int64)
-    pos = 0
-    for g in range(G):
-        m = 0
-        for k in range(K):
-            if masks[g, k]:
-                rules[m] = k
-                m += 1
-        for bits in range(1, 1 << m):
-            size = 0
-            key[:] = -1
-            for b in range(m):
-                if (bits >> b) & 1:
-                    key[size] = rules[b]
-                    size += 1
-            t = (key[0], key[1], key[2], key[3], key[4], key[5], key[6], key[7], key[8], key[9],
-                 key[10], key[11])
-            if t not in ids:
-                ids[t] = len(ids)
-            idx[pos] = ids[t]
-            sign[pos] = 1.0 if size % 2 == 1 else -1.0
-            pos += 1
-    return ptr, idx, sign, len(ids)

@@ -15,16 +15,19 @@ import numpy as np
 from numba import njit
 
 from .._config import NUMBA_CACHE
-from .groups import _local_rule_lists
-from .growth_kernel import _grow_chunk_serial
-from .kernels import _finish_growths, _local_neighbours, _local_subsets
+from .candidate_score import _finish_growths
+from .growth import GrowthInputs, GrowthOutputs, _grow_chunk_serial
+from .local_test import LocalTests
+from .overlap_groups import OverlapLists, _local_neighbours, _local_rule_lists, _local_subsets
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _list_lengths(present, nbr_ptr, has_nbr, sub_ptr, has_sub, grp_ptr):
-    """The entries of the present groups' lists: pair lists (an upper bound of the local ones,
-    which keep only the pairs of present groups), subset lists and rule lists; what
-    ``turs._core.growth_kernel.feature_work`` needs to bound a kernel call's work."""
+def _list_lengths(present, lists):
+    """The entries of the present groups' lists (``lists``: ``OverlapLists``): pair lists (an
+    upper bound of the local ones, which keep only the pairs of present groups), subset lists
+    and rule lists; what ``turs._core.growth.feature_work`` needs to bound a kernel call's work."""
+    nbr_ptr, has_nbr, sub_ptr, has_sub = lists.nbr_ptr, lists.has_nbr, lists.sub_ptr, lists.has_sub
+    grp_ptr = lists.grp_ptr
     n_nbr = 0
     n_sub = 0
     n_rules = 0
@@ -39,24 +42,27 @@ def _list_lengths(present, nbr_ptr, has_nbr, sub_ptr, has_sub, grp_ptr):
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_all, nbr_ptr, nbr_idx, nbr_w,
-                has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub, grp_ptr, grp_rules, n_rules, path, tested_only,
-                bins, n_bins, binary, lits, base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data,
-                scan_rows, log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
-                regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra, log2_int,
-                placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split, ref_tmin, ref_tmax,
-                later_k_known, later_known):
+def _score_base(data, lists, base, present, group_local, rule_set, settings, path, tested_only):
     """``score_growths``' numeric work on one base, in one call: the base's intervals from its
-    literals ``lits`` (k, 3), the present groups' union counts and lists
-    (``_local_subsets``, ``_local_neighbours``, ``_local_rule_lists``; ``has_nbr`` /
-    ``has_sub`` False where the rule set keeps no such lists), one call of the serial growth
-    kernel on every feature and every present group (``tested_only``: only the growths that
-    pass a local test get their data-code change, and only they are kept), and
-    ``_finish_growths``, whose arguments (after the kernel's outputs) are the last ones here,
-    in its order. Returns ``k_split`` and ``_finish_growths``' outputs."""
+    literals, the present groups (``present``; each row's local group ``group_local``) with
+    their union counts and lists restricted to them (``_local_subsets``, ``_local_neighbours``,
+    ``_local_rule_lists``), one call of the serial growth kernel on every feature and every
+    present group (``tested_only``: only the growths that pass a local test get their data-code
+    change, and only they are kept; ``path``: the union build), and ``_finish_growths``.
+    The records: ``data`` (``DataTables``), ``lists`` (``OverlapLists``, all the rule set's
+    groups), ``base`` (``BaseRule``), ``rule_set`` (``RuleSetCounts``), ``settings``
+    (``ScoringSettings``). Returns ``k_split`` and ``_finish_growths``' outputs."""
+    y, rows, C, n_slots, bins, n_bins = data.y, base.rows, data.n_classes, data.n_slots, data.bins, data.n_bins
+    log2_int, log2_regret, log2_d, binary = data.log2_int, data.log2_regret, data.log2_d, data.binary
+    union_counts_all, nbr_ptr, nbr_idx, nbr_w, has_nbr = (lists.union_counts, lists.nbr_ptr, lists.nbr_idx,
+                                                          lists.nbr_w, lists.has_nbr)
+    sub_ptr, sub_idx, sub_sign, n_sub, has_sub = (lists.sub_ptr, lists.sub_idx, lists.sub_sign, lists.n_sub,
+                                                  lists.has_sub)
+    grp_ptr, grp_rules, n_rules = lists.grp_ptr, lists.grp_rules, lists.n_rules
+    lits, base_counts, base_counts_unc, split_extra = base.lits, base.counts, base.counts_unc, base.split_extra
+    split_cut_bits = settings.split_cut_bits
     d = n_bins.shape[0]
     k = lits.shape[0]
-    C = n_classes
     lo = np.zeros(d, dtype=np.int64)
     hi = n_bins.copy()
     for t in range(k):
@@ -90,17 +96,14 @@ def _score_base(y, rows, n_classes, n_slots, present, group_local, union_counts_
     need = np.zeros(n_slots, dtype=np.bool_) if tested else np.ones(n_slots, dtype=np.bool_)
     # np.int64(0), not the literal 0: the separate kernel calls pass int64 there, and numba
     # compiles a kernel once per argument type (a literal is a type of its own)
-    _grow_chunk_serial(bins, y, rows, lo, hi, n_bins, C, group_local, l_nbr_ptr, l_nbr_idx, l_nbr_w, union,
-                       l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub, log2_int, l_grp_ptr, l_grp_rules, n_rules,
-                       np.int64(0), d, np.int64(0), P, path, need, tested, log2_regret, base_counts, base_counts_unc, log2_d, binary,
-                       split_cut_bits, split_extra, valid, new_lo, new_hi, counts, counts_unc, delta, k_split)
+    grown = GrowthOutputs(valid, new_lo, new_hi, counts, counts_unc, delta, k_split)
+    local_lists = OverlapLists(union, l_nbr_ptr, l_nbr_idx, l_nbr_w, has_nbr, l_sub_ptr, l_sub_idx, l_sub_sign, l_n_sub,
+                               has_sub, l_grp_ptr, l_grp_rules, n_rules)
+    tests = LocalTests(log2_regret, base_counts, base_counts_unc, log2_d, binary, split_cut_bits, split_extra)
+    _grow_chunk_serial(GrowthInputs(bins, y, rows, lo, hi, n_bins, C, group_local, log2_int), local_lists,
+                       np.int64(0), d, np.int64(0), P, path, need, tested, tests, grown)
     if tested:
         for s in range(n_slots):
             valid[s] = valid[s] and need[s]
-    out = _finish_growths(valid, new_lo, new_hi, counts, counts_unc, delta, k_split, bins, n_bins, binary, lits,
-                          base_vo, base_vo_sum, base_k_values, header_new, header_old, turs2_data, scan_rows,
-                          log2_d, base_counts, base_counts_unc, else_counts, log2_regret, nll_covered,
-                          regret_rules, model_next, total_m, absolute, beam_width, split_cut_bits, split_extra,
-                          log2_int, placeholder_scores, scan_rows1, bin_min, bin_max, turs2_edges, min_split,
-                          ref_tmin, ref_tmax, later_k_known, later_known)
+    out = _finish_growths(grown, base, rule_set, data, settings)
     return k_split, out
