@@ -14,7 +14,7 @@ writes the chunk-kernel calls of the N slowest growth-kernel calls as a recordin
 ``tools/replay_kernel.py replay`` takes.
 
     .venv/bin/python tools/profile_scale.py 5000 10000 --out build/profile_scale
-    .venv/bin/python tools/profile_scale.py 20000 --keep 20   # + build/profile_scale/noisy_20000_w10.calls
+    .venv/bin/python tools/profile_scale.py 20000 --threads 1 --keep 20   # + .../noisy_20000_w10.calls
     git show HEAD:turs/_core/growth.py > /tmp/kernel_head.py
     .venv/bin/python tools/replay_kernel.py replay build/profile_scale/noisy_20000_w10.calls \
         /tmp/kernel_head.py turs/_core/growth.py
@@ -77,13 +77,17 @@ def _kept_chunk(tag, args, need, at):
     return tag, args
 
 
-def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width=10) -> dict:
+def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width=10, threads=None) -> dict:
     """Fit the noisy generator's ``n_train`` rows with every base scored by the separate kernel
     calls (``turs._config.ONE_CALL_PER_BASE`` off, no kernel calls shared between threads:
     ``SPLIT_MIN_WORK`` infinite; the same numbers), timing and describing each call of
     ``_grow_candidates`` from its records (``GrowthInputs``, ``OverlapLists``).
     ``keep_args``: the chunk-kernel calls of the ``keep_args`` slowest of them are pickled to
-    ``args_out`` in ``tools/replay_kernel.py``'s format (``replay_kernel.py replay args_out ...``)."""
+    ``args_out`` in ``tools/replay_kernel.py``'s format (``replay_kernel.py replay args_out ...``).
+    ``threads``: ``turs._config.SCORING_THREADS`` for the fit (None: as it is). With two, a call's
+    wall time ``t`` includes its waits for the other thread's Python (the interpreter lock) and
+    the phases are summed over both threads; ``cpu`` is the calling thread's CPU time (the
+    serial kernel's work, not the ``prange`` kernel's worker threads)."""
     import threading
 
     import turs
@@ -107,9 +111,9 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
 
     def grow(inputs, lists, n_cuts=None, **kw):
         chunk_log.calls = []
-        t = time.perf_counter()
+        t, cpu = time.perf_counter(), time.thread_time()
         out = kernel(inputs, lists, n_cuts, **kw)
-        dt = time.perf_counter() - t
+        dt, cpu = time.perf_counter() - t, time.thread_time() - cpu
         rows, lo, hi, gl = inputs.rows, inputs.lo, inputs.hi, inputs.group_local
         P = lists.union_counts.shape[0]
         cov = gl >= 0
@@ -119,8 +123,8 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
         row_adds = int(nbr_len[Jc].sum() + sub_len[Jc].sum()) if P else 0
         need = kw.get("need")
         h = hashlib.md5(rows.tobytes()).hexdigest()
-        call = {"t": dt, "K": int(lists.n_rules), "cover": h, "m": int(rows.shape[0]), "m_cov": int(cov.sum()),
-                "P": int(P), "slots": int(out.valid.sum()), "tested": None if need is None else int(need.sum()),
+        call = {"t": dt, "cpu": cpu, "K": int(lists.n_rules), "cover": h, "m": int(rows.shape[0]),
+                "m_cov": int(cov.sum()), "P": int(P), "slots": int(out.valid.sum()), "tested": None if need is None else int(need.sum()),
                 "d_active": int(((hi - lo) >= 2).sum()), "row_adds": row_adds,
                 "pairs": int(lists.nbr_idx.shape[0]), "subs": int(lists.sub_idx.shape[0]), "chunks": None}
         with lock:
@@ -177,7 +181,9 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
         gk._grow_chunk_parallel = logged(parallel, "parallel")
     state_mod.RuleSetState.__init__ = state_init
     scoring.score_growths = timed("score_growths (all)", sg)
-    split, one_call = _config.SPLIT_MIN_WORK, _config.ONE_CALL_PER_BASE
+    split, one_call, n_threads = _config.SPLIT_MIN_WORK, _config.ONE_CALL_PER_BASE, _config.SCORING_THREADS
+    if threads is not None:
+        _config.SCORING_THREADS = threads
     _config.SPLIT_MIN_WORK = float("inf")  # every base through score_growths, timed above
     _config.ONE_CALL_PER_BASE = False  # and through the chunk kernels timed above (same numbers)
     try:
@@ -193,7 +199,7 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
         gk._grow_chunk_parallel = parallel
         state_mod.RuleSetState.__init__ = init
         scoring.score_growths = sg
-        _config.SPLIT_MIN_WORK, _config.ONE_CALL_PER_BASE = split, one_call
+        _config.SPLIT_MIN_WORK, _config.ONE_CALL_PER_BASE, _config.SCORING_THREADS = split, one_call, n_threads
     if args_out is not None and kept:
         kept.sort(key=lambda k: k[1])  # in the fit's order
         with open(args_out, "wb") as f:
@@ -204,7 +210,8 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
     reuse = reusable_calls(calls, covers, cov)
     for c in calls:
         del c["cover"]
-    return {"n": n_train, "beam_width": beam_width, "reuse": reuse, "fit_s": fit_s, "rules": len(m.rules_),
+    return {"n": n_train, "beam_width": beam_width, "threads": _config.SCORING_THREADS if threads is None else threads,
+            "reuse": reuse, "fit_s": fit_s, "rules": len(m.rules_),
             "auc": float(auc), "mdl": float(m.mdl_score_), "phases": dict(phase), "calls": calls, "states": states,
             "kept": [{"call": i, "t": dt, "chunks": len(chunks)} for dt, i, chunks in kept],
             "rows_in_2plus": float((np.asarray(cov).sum(axis=1) >= 2).mean()) if cov is not None else None}
@@ -236,6 +243,7 @@ def reusable_calls(calls, covers, cover) -> dict:
 def summary(res: dict) -> str:
     c = res["calls"]
     t = np.array([x["t"] for x in c])
+    cpu = np.array([x.get("cpu", np.nan) for x in c])
     P = np.array([x["P"] for x in c])
     m = np.array([x["m"] for x in c])
     ra = np.array([x["row_adds"] for x in c], dtype=float)
@@ -245,9 +253,10 @@ def summary(res: dict) -> str:
     last = res["states"][-1]
     lines = [f"n={res['n']}, beam width {res.get('beam_width', 10)}: fit {res['fit_s']:.1f} s, {res['rules']} rules, G at end {last['G']}, "
              f"pairs {last['pairs']}, AUC {res['auc']:.3f}, rows in >= 2 rules {res['rows_in_2plus']}",
-             "  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(res["phases"].items())),
+             f"  phases (s; scoring threads {res.get('threads', '?')}, their times summed): "
+             + ", ".join(f"{k} {v:.2f}" for k, v in sorted(res["phases"].items())),
              f"  kernel calls {len(c)}, mean {t.mean() * 1e3:.2f} ms, median {np.median(t) * 1e3:.2f} ms, "
-             f"max {t.max() * 1e3:.1f} ms; local tests first in {len(tested)} (mean slots that pass one "
+             f"max {t.max() * 1e3:.1f} ms (wall), CPU of the calling thread {cpu.sum():.2f} s; local tests first in {len(tested)} (mean slots that pass one "
              f"{np.mean(tested) if tested else 0:.0f})",
              f"  per call mean: m {m.mean():.0f}, P {P.mean():.0f} (max {P.max()}), valid slots {sl.mean():.0f}, "
              f"union-build adds per feature {ra.mean():.3g} (total x d_active {(ra * da).sum():.3g}), "
@@ -343,6 +352,9 @@ def main():
     ap.add_argument("--out", default="build/profile_scale")
     ap.add_argument("--max-rules", type=int, default=None)
     ap.add_argument("--beam-width", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=None,
+                    help="scoring threads of the fit (default: turs._config.SCORING_THREADS); 1: no call waits "
+                         "for another thread's Python, so its wall time is its own")
     ap.add_argument("--keep", type=int, default=0, metavar="N",
                     help="save the chunk-kernel calls of the N slowest growth-kernel calls (a recording for "
                          "tools/replay_kernel.py replay)")
@@ -360,7 +372,7 @@ def main():
     out.mkdir(parents=True, exist_ok=True)
     for n in a.sizes:
         stem = out / f"noisy_{n}_w{a.beam_width}"
-        res = profile(n, a.max_rules, a.keep, stem.with_suffix(".calls"), a.beam_width)
+        res = profile(n, a.max_rules, a.keep, stem.with_suffix(".calls"), a.beam_width, a.threads)
         stem.with_suffix(".json").write_text(json.dumps(res))
         print(summary(res), flush=True)
         if res["kept"]:
