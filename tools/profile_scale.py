@@ -3,19 +3,30 @@
 (``tools/bench_speed.py``, ``noisy_data``) at the given training sizes, fold 0 of
 StratifiedKFold(5, shuffle=True, random_state=2), default ``TURSClassifier()``, JIT warm.
 
-Every growth-kernel call is timed and described (rows ``m`` of the base cover, overlap groups
-``G`` of the rule set and ``P`` present in the cover, valid slots, the additions of the union
-build and of the per-slot group loop); ``RuleSetState`` builds, the scoring kernel and the
-per-base bookkeeping are timed too. Writes one JSON per size to ``--out`` and prints a summary.
+Every base is scored by the separate kernel calls (``_grow_candidates`` then
+``_finish_growths``, as with ``turs._config.ONE_CALL_PER_BASE`` off; the same numbers).
+Every growth-kernel call is timed and described from its ``GrowthInputs`` and
+``OverlapLists`` (rows ``m`` of the base cover, overlap groups ``P`` present in the cover,
+valid slots, the additions of the union build and of the per-slot group loop); ``RuleSetState``
+builds (``G``, the rule set's overlap groups), the scoring kernel and the per-base bookkeeping
+are timed too. Writes one JSON per size to ``--out`` and prints a summary; ``--keep N`` also
+writes the chunk-kernel calls of the N slowest growth-kernel calls as a recording
+``tools/replay_kernel.py replay`` takes.
 
     .venv/bin/python tools/profile_scale.py 5000 10000 --out build/profile_scale
+    .venv/bin/python tools/profile_scale.py 20000 --threads 1 --keep 20   # + .../noisy_20000_w10.calls
+    git show HEAD:turs/_core/growth.py > /tmp/kernel_head.py
+    .venv/bin/python tools/replay_kernel.py replay build/profile_scale/noisy_20000_w10.calls \
+        /tmp/kernel_head.py turs/_core/growth.py
     .venv/bin/python tools/profile_scale.py 20000 --wall magic avila   # wall time by kind of iteration
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import inspect
 import json
+import pickle
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -50,84 +61,111 @@ def fold0(name: str):
     return X.iloc[tr], y[tr]
 
 
-CALL_FIELDS = ("rows", "lo", "hi", "gl", "nbr_ptr", "nbr_idx", "nbr_w", "union", "sub_ptr", "sub_idx", "sub_sign",
-               "n_sub", "masks")
+def _kept_chunk(tag, args, need, at):
+    """A chunk-kernel call as ``tools/replay_kernel.py`` replays it (``(tag, arguments)``): the
+    base's arrays and the overlap lists copied (the search may reuse them), the data's arrays
+    shared (one copy in the recording), ``need`` as the call found it and fresh outputs.
+    ``at``: the positions of the arguments ``inputs``, ``lists``, ``need`` and ``out``."""
+    args = list(args)
+    i_inputs, i_lists, i_need, i_out = at
+    inputs = args[i_inputs]
+    args[i_inputs] = inputs._replace(rows=inputs.rows.copy(), lo=inputs.lo.copy(), hi=inputs.hi.copy(),
+                                     group_local=inputs.group_local.copy())
+    args[i_lists] = type(args[i_lists])(*(v.copy() if isinstance(v, np.ndarray) else v for v in args[i_lists]))
+    args[i_need] = need
+    args[i_out] = type(args[i_out])(*(np.zeros_like(v) for v in args[i_out]))
+    return tag, args
 
 
-def _rule_lists(state, gl, rows):
-    """The rule masks (P, K) of the groups present in a cover (for replaying any build)."""
-    if state is None or not len(state):
-        return np.zeros((0, 0), dtype=bool)
-    st = state[-1]
-    g = st.group_of[rows]
-    present = np.unique(g[g >= 0])
-    return st.group_masks[present].copy()
+def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width=10, threads=None) -> dict:
+    """Fit the noisy generator's ``n_train`` rows with every base scored by the separate kernel
+    calls (``turs._config.ONE_CALL_PER_BASE`` off, no kernel calls shared between threads:
+    ``SPLIT_MIN_WORK`` infinite; the same numbers), timing and describing each call of
+    ``_grow_candidates`` from its records (``GrowthInputs``, ``OverlapLists``).
+    ``keep_args``: the chunk-kernel calls of the ``keep_args`` slowest of them are pickled to
+    ``args_out`` in ``tools/replay_kernel.py``'s format (``replay_kernel.py replay args_out ...``).
+    ``threads``: ``turs._config.SCORING_THREADS`` for the fit (None: as it is). With two, a call's
+    wall time ``t`` includes its waits for the other thread's Python (the interpreter lock) and
+    the phases are summed over both threads; ``cpu`` is the calling thread's CPU time (the
+    serial kernel's work, not the ``prange`` kernel's worker threads)."""
+    import threading
 
-
-def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width=10) -> dict:
     import turs
+    import turs._core.growth as gk
     import turs.search.growths as growths
     import turs.search.scoring as scoring
     import turs.search.state as state_mod
     from sklearn.metrics import roc_auc_score
+    from turs import _config
 
     turs.warmup()
     calls = []
-    growths_data = {}
-    kept = []  # (seconds, call index, inputs) of the slowest calls, for replay
+    kept = []  # (seconds, call index, chunk calls) of the slowest calls, for replay
     phase = defaultdict(float)
     covers = {}  # md5 of a base cover -> its rows
+    lock = threading.Lock()  # the bases of an iteration may be scored in two threads
+    chunk_log = threading.local()  # the chunk-kernel calls of this thread's current call (keep_args)
     kernel = growths._grow_candidates
+    names = list(inspect.signature(gk._grow_chunk_impl).parameters)
+    at = tuple(names.index(name) for name in ("inputs", "lists", "need", "out"))
 
-    def grow(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign,
-             n_sub, log2_int, n_cuts=None, grp_ptr=None, grp_rules=None, n_rules=0, **kw):
-        growths_data.update(bins=bins, y=y, n_bins=n_bins, C=C, log2_int=log2_int)
-        t = time.perf_counter()
-        extra = {} if grp_ptr is None else {"grp_ptr": grp_ptr, "grp_rules": grp_rules, "n_rules": n_rules, **kw}
-        out = kernel(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx,
-                     sub_sign, n_sub, log2_int, n_cuts, **extra)
-        dt = time.perf_counter() - t
-        P = union.shape[0]
+    def grow(inputs, lists, n_cuts=None, **kw):
+        chunk_log.calls = []
+        t, cpu = time.perf_counter(), time.thread_time()
+        out = kernel(inputs, lists, n_cuts, **kw)
+        dt, cpu = time.perf_counter() - t, time.thread_time() - cpu
+        rows, lo, hi, gl = inputs.rows, inputs.lo, inputs.hi, inputs.group_local
+        P = lists.union_counts.shape[0]
         cov = gl >= 0
         Jc = gl[cov]
-        nbr_len = np.diff(nbr_ptr)
-        sub_len = np.diff(sub_ptr) if n_sub > 0 else np.zeros(P, dtype=np.int64)
+        nbr_len = np.diff(lists.nbr_ptr) if lists.has_nbr else np.zeros(P, dtype=np.int64)
+        sub_len = np.diff(lists.sub_ptr) if lists.has_sub else np.zeros(P, dtype=np.int64)
         row_adds = int(nbr_len[Jc].sum() + sub_len[Jc].sum()) if P else 0
-        d_active = int(((hi - lo) >= 2).sum())
-        valid = out[0]
-        if keep_args and (len(kept) < keep_args or dt > kept[0][0]):
-            kept.append((dt, len(calls), (rows.copy(), lo.copy(), hi.copy(), gl.copy(), nbr_ptr.copy(), nbr_idx.copy(),
-                                          nbr_w.copy(), union.copy(), sub_ptr.copy(), sub_idx.copy(), sub_sign.copy(),
-                                          int(n_sub), _rule_lists(state_now, gl, rows))))
-            kept.sort(key=lambda k: k[0])
-            del kept[:-keep_args]
+        need = kw.get("need")
         h = hashlib.md5(rows.tobytes()).hexdigest()
-        covers.setdefault(h, rows.copy())
-        calls.append({"t": dt, "K": int(state_now[-1].K) if state_now else 0, "cover": h, "m": int(rows.shape[0]), "m_cov": int(cov.sum()), "P": int(P),
-                      "slots": int(valid.sum()), "d_active": d_active, "row_adds": row_adds,
-                      "pairs": int(nbr_idx.shape[0]), "subs": int(sub_idx.shape[0])})
+        call = {"t": dt, "cpu": cpu, "K": int(lists.n_rules), "cover": h, "m": int(rows.shape[0]),
+                "m_cov": int(cov.sum()), "P": int(P), "slots": int(out.valid.sum()), "tested": None if need is None else int(need.sum()),
+                "d_active": int(((hi - lo) >= 2).sum()), "row_adds": row_adds,
+                "pairs": int(lists.nbr_idx.shape[0]), "subs": int(lists.sub_idx.shape[0]), "chunks": None}
+        with lock:
+            if keep_args:
+                call["chunks"] = len(chunk_log.calls)
+                if len(kept) < keep_args or dt > kept[0][0]:
+                    kept.append((dt, len(calls), [_kept_chunk(*c, at) for c in chunk_log.calls]))
+                    kept.sort(key=lambda k: k[0])
+                    del kept[:-keep_args]
+            covers.setdefault(h, rows.copy())
+            calls.append(call)
         return out
+
+    def logged(chunk, tag):
+        """``chunk`` (a chunk kernel), noting its arguments and the ``need`` it was given."""
+        def call(*args):
+            chunk_log.calls.append((tag, args, args[at[2]].copy()))
+            return chunk(*args)
+        return call
 
     def timed(name, func):
         """``func``, adding its time to ``phase[name]``."""
         def wrapper(*a, **k):
             t = time.perf_counter()
             out = func(*a, **k)
-            phase[name] += time.perf_counter() - t
+            dt = time.perf_counter() - t
+            with lock:
+                phase[name] += dt
             return out
         return wrapper
 
     fin = growths._finish_growths
     loc = growths._localize_groups
+    serial, parallel = gk._grow_chunk_serial, gk._grow_chunk_parallel
 
     init = state_mod.RuleSetState.__init__
     states = []
-    state_now = []  # the rule set the search works on now
 
     def state_init(self, data, rules, *args, **kwargs):
         t = time.perf_counter()
         init(self, data, rules, *args, **kwargs)
-        state_now[:] = [self]
         dt = time.perf_counter() - t
         phase["RuleSetState"] += dt
         states.append({"t": dt, "K": self.K, "G": int(len(self.group_masks)),
@@ -138,11 +176,16 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
     growths._grow_candidates = grow
     growths._finish_growths = timed("finish_growths", fin)
     growths._localize_groups = timed("localize_groups", loc)
+    if keep_args:  # the search's explicit serial kernel and _grow_candidates' choice of the two
+        growths._grow_chunk_serial = gk._grow_chunk_serial = logged(serial, "serial")
+        gk._grow_chunk_parallel = logged(parallel, "parallel")
     state_mod.RuleSetState.__init__ = state_init
     scoring.score_growths = timed("score_growths (all)", sg)
-    split, one_call = scoring.SPLIT_MIN_WORK, growths.ONE_CALL_PER_BASE
-    scoring.SPLIT_MIN_WORK = float("inf")  # every base through score_growths, timed above
-    growths.ONE_CALL_PER_BASE = False  # and through the chunk kernels timed above (same numbers)
+    split, one_call, n_threads = _config.SPLIT_MIN_WORK, _config.ONE_CALL_PER_BASE, _config.SCORING_THREADS
+    if threads is not None:
+        _config.SCORING_THREADS = threads
+    _config.SPLIT_MIN_WORK = float("inf")  # every base through score_growths, timed above
+    _config.ONE_CALL_PER_BASE = False  # and through the chunk kernels timed above (same numbers)
     try:
         X, y, Xt, yt = noisy(n_train)
         t = time.perf_counter()
@@ -152,26 +195,25 @@ def profile(n_train: int, max_rules=None, keep_args=0, args_out=None, beam_width
         growths._grow_candidates = kernel
         growths._finish_growths = fin
         growths._localize_groups = loc
+        growths._grow_chunk_serial = gk._grow_chunk_serial = serial
+        gk._grow_chunk_parallel = parallel
         state_mod.RuleSetState.__init__ = init
         scoring.score_growths = sg
-        scoring.SPLIT_MIN_WORK, growths.ONE_CALL_PER_BASE = split, one_call
+        _config.SPLIT_MIN_WORK, _config.ONE_CALL_PER_BASE, _config.SCORING_THREADS = split, one_call, n_threads
     if args_out is not None and kept:
-        data = {"bins": growths_data["bins"], "y": growths_data["y"], "n_bins": growths_data["n_bins"],
-                "C": growths_data["C"], "log2_int": growths_data["log2_int"]}
-        for j, (dt, i, a) in enumerate(kept):
-            for name, v in zip(CALL_FIELDS, a):
-                data[f"{j}_{name}"] = v
-            data[f"{j}_t"] = dt
-            data[f"{j}_call"] = i
-        np.savez_compressed(args_out, **data)
+        kept.sort(key=lambda k: k[1])  # in the fit's order
+        with open(args_out, "wb") as f:
+            pickle.dump([c for _, _, chunks in kept for c in chunks], f, protocol=5)
     auc = roc_auc_score(yt, m.predict_proba(Xt)[:, 1])
     phase["grow_candidates"] = sum(c["t"] for c in calls)
     cov = m.apply(X) if hasattr(m, "apply") else None
     reuse = reusable_calls(calls, covers, cov)
     for c in calls:
         del c["cover"]
-    return {"n": n_train, "beam_width": beam_width, "reuse": reuse, "fit_s": fit_s, "rules": len(m.rules_),
+    return {"n": n_train, "beam_width": beam_width, "threads": _config.SCORING_THREADS if threads is None else threads,
+            "reuse": reuse, "fit_s": fit_s, "rules": len(m.rules_),
             "auc": float(auc), "mdl": float(m.mdl_score_), "phases": dict(phase), "calls": calls, "states": states,
+            "kept": [{"call": i, "t": dt, "chunks": len(chunks)} for dt, i, chunks in kept],
             "rows_in_2plus": float((np.asarray(cov).sum(axis=1) >= 2).mean()) if cov is not None else None}
 
 
@@ -201,17 +243,21 @@ def reusable_calls(calls, covers, cover) -> dict:
 def summary(res: dict) -> str:
     c = res["calls"]
     t = np.array([x["t"] for x in c])
+    cpu = np.array([x.get("cpu", np.nan) for x in c])
     P = np.array([x["P"] for x in c])
     m = np.array([x["m"] for x in c])
     ra = np.array([x["row_adds"] for x in c], dtype=float)
     sl = np.array([x["slots"] for x in c], dtype=float)
     da = np.array([x["d_active"] for x in c], dtype=float)
+    tested = [x["tested"] for x in c if x.get("tested") is not None]
     last = res["states"][-1]
     lines = [f"n={res['n']}, beam width {res.get('beam_width', 10)}: fit {res['fit_s']:.1f} s, {res['rules']} rules, G at end {last['G']}, "
              f"pairs {last['pairs']}, AUC {res['auc']:.3f}, rows in >= 2 rules {res['rows_in_2plus']}",
-             "  phases (s): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(res["phases"].items())),
+             f"  phases (s; scoring threads {res.get('threads', '?')}, their times summed): "
+             + ", ".join(f"{k} {v:.2f}" for k, v in sorted(res["phases"].items())),
              f"  kernel calls {len(c)}, mean {t.mean() * 1e3:.2f} ms, median {np.median(t) * 1e3:.2f} ms, "
-             f"max {t.max() * 1e3:.1f} ms",
+             f"max {t.max() * 1e3:.1f} ms (wall), CPU of the calling thread {cpu.sum():.2f} s; local tests first in {len(tested)} (mean slots that pass one "
+             f"{np.mean(tested) if tested else 0:.0f})",
              f"  per call mean: m {m.mean():.0f}, P {P.mean():.0f} (max {P.max()}), valid slots {sl.mean():.0f}, "
              f"union-build adds per feature {ra.mean():.3g} (total x d_active {(ra * da).sum():.3g}), "
              f"slot x P {(sl * P).mean():.3g} (total {(sl * P).sum():.3g}), "
@@ -228,7 +274,7 @@ def wall_by_iteration(X, y) -> dict:
     """Where a default fit's wall time goes, by kind of beam iteration: the iterations whose
     bases the scoring threads share (``threaded_s``, and ``busy``: the bases' summed time over
     twice that wall time), those scored in this thread because their rows x cut points are
-    below ``THREADS_MIN_WORK`` (``small_s``; from ``SPLIT_MIN_WORK`` on their kernel calls are
+    below ``turs._config.THREADS_MIN_WORK`` (``small_s``; from ``SPLIT_MIN_WORK`` on their kernel calls are
     shared, and those bases' own time is not in ``bases_s``) or they have one base
     (``one_base_s``), the rest of the rule searches (the beams' reduction and bookkeeping) and
     the fit outside the searches. Times only those calls, so the fit runs at its own speed; JIT warm."""
@@ -306,7 +352,12 @@ def main():
     ap.add_argument("--out", default="build/profile_scale")
     ap.add_argument("--max-rules", type=int, default=None)
     ap.add_argument("--beam-width", type=int, default=10)
-    ap.add_argument("--keep", type=int, default=0, help="save the inputs of the N slowest kernel calls")
+    ap.add_argument("--threads", type=int, default=None,
+                    help="scoring threads of the fit (default: turs._config.SCORING_THREADS); 1: no call waits "
+                         "for another thread's Python, so its wall time is its own")
+    ap.add_argument("--keep", type=int, default=0, metavar="N",
+                    help="save the chunk-kernel calls of the N slowest growth-kernel calls (a recording for "
+                         "tools/replay_kernel.py replay)")
     a = ap.parse_args()
     if a.wall is not None:
         for n in a.sizes:
@@ -320,9 +371,13 @@ def main():
     out = Path(a.out)
     out.mkdir(parents=True, exist_ok=True)
     for n in a.sizes:
-        res = profile(n, a.max_rules, a.keep, out / f"noisy_{n}_calls.npz", a.beam_width)
-        (out / f"noisy_{n}_w{a.beam_width}.json").write_text(json.dumps(res))
+        stem = out / f"noisy_{n}_w{a.beam_width}"
+        res = profile(n, a.max_rules, a.keep, stem.with_suffix(".calls"), a.beam_width, a.threads)
+        stem.with_suffix(".json").write_text(json.dumps(res))
         print(summary(res), flush=True)
+        if res["kept"]:
+            print(f"  the {len(res['kept'])} slowest calls' {sum(k['chunks'] for k in res['kept'])} chunk-kernel "
+                  f"calls -> {stem.with_suffix('.calls')}", flush=True)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ alternating, measures a change to a few percent, and checks that both give the s
     git show HEAD:turs/_core/growth.py > /tmp/kernel_head.py
     python tools/replay_kernel.py replay build/magic.calls /tmp/kernel_head.py turs/_core/growth.py
 
+``tools/profile_scale.py N --keep K`` writes a recording of the same form: the chunk calls of
+the K slowest growth-kernel calls of the noisy generator's fit (``noisy_N_w10.calls``).
+
 A kernel version is a copy of ``turs/_core/growth.py`` (its relative imports are
 rewritten to ``turs``'s). Every call is replayed on the serial kernel unless ``--as-recorded``.
 The recordings are large (magic, every 5th call: 1.3 GB) and stay out of the repository.
