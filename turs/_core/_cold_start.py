@@ -190,9 +190,9 @@ def compile_in_background() -> bool:
     code = ("import os, turs\n"
             "try:\n    turs.warmup()\nfinally:\n"
             f"    os.remove({lock!r}) if os.path.exists({lock!r}) else None\n")
+    # the child finds the cache as this process does (the same NUMBA_CACHE_DIR, checkout or
+    # install); naming the folder for it would put its kernels under another path there
     env = dict(os.environ, TURS_KERNELS="compiled")
-    if checkout_cache_dir() is None or os.environ.get("NUMBA_CACHE_DIR"):
-        env["NUMBA_CACHE_DIR"] = folder
     process = subprocess.Popen([sys.executable, "-c", code], env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     os.write(fd, f"{process.pid}\n".encode())
