@@ -423,7 +423,7 @@ def test_kit_carries_the_wheel_and_says_how_to_install_it_without_a_clone(tmp_pa
     wheel = fake_wheel(tmp_path / "dist")
     kit = make_class(tmp_path / "class", "--no-pages", "--wheel", str(tmp_path / "dist"))
     assert (kit / wheel.name).read_bytes() == wheel.read_bytes()
-    readme = (kit / "README.md").read_text(encoding="utf-8")
+    readme = " ".join((kit / "README.md").read_text(encoding="utf-8").split())  # paragraphs are wrapped
     assert f"python -m pip install {wheel.name} jupyterlab" in readme
     # the dependencies pip fetches from PyPI, read from the wheel; not the extras'
     assert "from PyPI: `numpy`, `numba`, `pooch>=1.8`;" in readme and "jupytext" not in readme

@@ -189,8 +189,7 @@ def wheel_requirements(wheel: Path) -> list:
 
 
 INSTALL = """## Installing turs
-This folder carries the package, `{wheel}`: a student needs no clone of the repository. In a
-fresh virtual environment (Python 3.10 or later), in this folder:
+{intro}
 
 ```
 python -m pip install {wheel} jupyterlab
@@ -198,9 +197,20 @@ python -c "import turs; turs.warmup()"
 jupyter lab student.ipynb
 ```
 
-pip installs `turs` from the file and fetches the packages it needs from PyPI: {requirements}; and
-JupyterLab, to open the notebook (Jupyter Notebook works too). `turs.warmup()` compiles the numba
-kernels once per machine (a minute or two); without it the first fits of the class run slower."""
+{after}"""
+
+
+def install_text(wheel: Path) -> str:
+    """The README's install section for this wheel, its paragraphs wrapped."""
+    intro = (f"This folder carries the package, `{wheel.name}`: a student needs no clone of the repository. "
+             "In a fresh virtual environment (Python 3.10 or later), in this folder:")
+    after = ("pip installs `turs` from the file and fetches the packages it needs from PyPI: "
+             + ", ".join(f"`{r}`" for r in wheel_requirements(wheel))
+             + "; and JupyterLab, to open the notebook (Jupyter Notebook works too). `turs.warmup()` compiles "
+               "the numba kernels once per machine (a minute or two); without it the first fits of the class "
+               "run slower.")
+    wrap = lambda text: textwrap.fill(text, 96, break_long_words=False, break_on_hyphens=False)  # noqa: E731
+    return INSTALL.format(intro=wrap(intro), wheel=wheel.name, after=wrap(after))
 
 INSTALL_NO_WHEEL = """## Installing turs
 This kit was built without the package (`tools/make_class.py` without `--wheel`). `make class`
@@ -270,7 +280,7 @@ def build(out: Path, pages: bool = True, wheel: Path | None = None) -> dict:
         old.unlink()  # a wheel of an earlier build
     if wheel is not None:
         shutil.copy2(wheel, out / wheel.name)
-        install = INSTALL.format(wheel=wheel.name, requirements=", ".join(f"`{r}`" for r in wheel_requirements(wheel)))
+        install = install_text(wheel)
     else:
         install = INSTALL_NO_WHEEL
     made = write_pages(out / "pages") if pages else {}
