@@ -102,7 +102,7 @@ explorer-html: $(STAMP)
 # the one-file search pages, the turs wheel (built offline from this checkout into dist/, so that
 # students install with pip, no clone) and a README for the teacher (tools/make_class.py).
 class: $(STAMP)
-	rm -f dist/turs-*.whl
+	rm -rf dist/turs-*.whl build/lib build/bdist.*  # setuptools' staging: a deleted module must not stay in the wheel
 	$(PY) -m pip wheel -q --no-build-isolation --no-deps --wheel-dir dist .
 	$(PY) tools/make_class.py --out build/class --wheel dist
 
