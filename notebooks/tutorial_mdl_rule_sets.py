@@ -35,9 +35,11 @@
 # | | total | | 90 | 6 core, 2 homework |
 #
 # **How the exercises work.** Each exercise cell sets `answer_k = None`; replace `None` with your
-# code. The cell after it checks your answer with an `assert` whose message says what was
-# expected; it may compute the expected value with `turs` itself. Every input an exercise needs
-# (a cut point, class counts, a formula) is given in its text or in the cell before it.
+# code. The cell after it checks your answer to 4 significant digits with an `assert` whose
+# message says how the expected value is computed; the value itself is not on the screen (the
+# check compares digests, with `ANSWER_KEY` and `matches_key` from the set-up cell below). Every
+# input an exercise needs (a cut point, class counts, a formula) is given in its text or in the
+# cell before it.
 #
 # **The search pages.** Each fitted model below has a one-file HTML page that steps through its
 # search (beams, scores, local tests) in any browser, without Python. In the class kit
@@ -399,9 +401,9 @@ for region, mask in REGIONS.items():
 
 # %% [markdown]
 # ### Exercise 2 (core)
-# A `TURSClassifier` can hold rules we type ourselves (`with_rule`). Compute, by counting labels,
-# the probability of `y = 1` that the unordered set {A, B} gives a row **in the overlap**
-# (`y_ov`, `in_A`, `in_B`).
+# Compute, by counting labels, the probability of `y = 1` that the unordered set {A, B} gives a
+# row **in the overlap** (`y_ov`, `in_A`, `in_B`). After the check, A and B typed into a
+# `TURSClassifier` (`with_rule`) show the probabilities each rule has on its own.
 
 # %%
 answer_2 = None  # your code here
@@ -761,9 +763,9 @@ rejected = trace_l.beams(0, 1, "rejected")
 rejected["without split"] = [b["bits_without_split"] for b in rejected["local_test_bits"]]
 rejected["rule"] = [" AND ".join(c) for c in rejected["conditions"]]
 base_l = trace_l.beams(0, 0, "main").iloc[0]
-print(f"\nthe chosen first literal {base_l['conditions'][0]}: r = {base_l['r']:.4f}; growths of the second "
-      "iteration that the local test rejected (best r first), with the bits of the test's left side "
-      "(the right side, with the split, is Exercise 6):")
+print(f"\nthe chosen first literal {base_l['conditions'][0]}: r = {base_l['r']:.4f}. Growths of the second "
+      "iteration that the local test rejected\n(best r first), with the bits of the test's left side; "
+      "its right side, with the split, is Exercise 6:")
 assert rejected.iloc[0]["r"] > base_l["r"], "the text above says a noise literal raises r on this sample"
 shown_l = rejected.iloc[0]  # the best r among the rejected growths
 rejected[["rule", "coverage", "class_counts", "r", "without split"]].head(5).round(3)
