@@ -12,7 +12,9 @@
 * The 90-minute path adds up, and the student code uses only public names.
 * The class kit (``tools/make_class.py``, ``make class``): the students' notebook has no solution
   code; run blank, every check fails with its message and nothing else fails; run with the
-  teacher's answers filled in, every check passes.
+  teacher's answers filled in, every check passes. Its search pages are titled with their data;
+  it carries the turs wheel, and its README says how to install it and what comes from PyPI.
+  That no answer can be copied from the screen is ``tests/test_tutorial_copy.py``.
 * JupyterLab started with the project's settings (``make lab``'s ``jupyter-config``) opens the
   ``.py`` as a notebook on a double-click (headless Chromium; marker ``browser``).
 """

@@ -270,3 +270,16 @@ def test_every_check_compares_with_the_key_and_shows_no_expected_value():
     key = next(c.source for c in nb.cells if "ANSWER_KEY = {" in c.source)
     digests = re.search(r"ANSWER_KEY = \{(.*?)\}", key, re.S).group(1)
     assert len(re.findall(r'\d: "[0-9a-f]{16}"', digests)) == N_EXERCISES, digests
+
+
+@pytest.mark.slow
+def test_make_class_prints_the_answer_key_of_the_source():
+    """`tools/make_class.py --answer-key` runs the solutions and prints the key the source holds
+    (the teacher's run of the source checks each answer against that key, and against turs)."""
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "make_class.py"), "--answer-key"],
+                          capture_output=True, text=True, cwd=REPO, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    printed = dict(re.findall(r'(\d): "([0-9a-f]{16})"', proc.stdout))
+    source = (NOTEBOOKS / f"{NAME}.py").read_text(encoding="utf-8")
+    held = dict(re.findall(r'(\d): "([0-9a-f]{16})"', re.search(r"ANSWER_KEY = \{(.*?)\}", source, re.S).group(1)))
+    assert len(printed) == N_EXERCISES and printed == held
