@@ -59,7 +59,7 @@ help:
 	@echo "  reference-check    TURS vs the authors' implementation's runs (../shared/anchors) -> figures/turs_vs_reference.csv"
 	@echo "  explorer           serve notebooks/explorer.py with Voila (HOST=$(HOST) PORT=$(PORT) POOL=$(POOL) [TOKEN=]; prints the URL)"
 	@echo "  explorer-html      write each bundled dataset's recorded search as one HTML page: build/pages/<dataset>.html"
-	@echo "  class              the tutorial's class kit -> build/class/ (student.ipynb, teacher.ipynb, pages/, README.md)"
+	@echo "  class              the tutorial's class kit -> build/class/ (student.ipynb, teacher.ipynb, pages/, the turs wheel, README.md)"
 	@echo "  lab                JupyterLab on 127.0.0.1 (LAB_PORT=$(LAB_PORT)) that opens notebooks/*.py as notebooks (jupyter-config/)"
 	@echo "  competitors        install the competitor learners (Weka, Orange CN2, CLASSY, imodels) into $(VENV)"
 	@echo "  data               fetch and verify the datasets of DATA_PROFILE=$(DATA_PROFILE) (paper, large, all) into TURS_DATA_DIR or the cache"
@@ -99,9 +99,12 @@ explorer-html: $(STAMP)
 	$(PY) -m turs.explorer.page build/pages
 
 # The tutorial's class kit: the students' notebook without solutions, the teacher's with them,
-# the one-file search pages and a README for the teacher (tools/make_class.py).
+# the one-file search pages, the turs wheel (built offline from this checkout into dist/, so that
+# students install with pip, no clone) and a README for the teacher (tools/make_class.py).
 class: $(STAMP)
-	$(PY) tools/make_class.py --out build/class
+	rm -rf dist/turs-*.whl build/lib build/bdist.*  # setuptools' staging: a deleted module must not stay in the wheel
+	$(PY) -m pip wheel -q --no-build-isolation --no-deps --wheel-dir dist .
+	$(PY) tools/make_class.py --out build/class --wheel dist
 
 # JupyterLab with the project's settings (jupyter-config/labconfig): a double-click opens a
 # jupytext .py notebook as a notebook. Your own Jupyter settings still apply on top.

@@ -35,9 +35,11 @@
 # | | total | | 90 | 6 core, 2 homework |
 #
 # **How the exercises work.** Each exercise cell sets `answer_k = None`; replace `None` with your
-# code. The cell after it checks your answer with an `assert` whose message says what was
-# expected; it may compute the expected value with `turs` itself. Every input an exercise needs
-# (a cut point, class counts, a formula) is given in its text or in the cell before it.
+# code. The cell after it checks your answer to 4 significant digits with an `assert` whose
+# message says how the expected value is computed; the value itself is not on the screen (the
+# check compares digests, with `ANSWER_KEY` and `matches_key` from the set-up cell below). Every
+# input an exercise needs (a cut point, class counts, a formula) is given in its text or in the
+# cell before it.
 #
 # **The search pages.** Each fitted model below has a one-file HTML page that steps through its
 # search (beams, scores, local tests) in any browser, without Python. In the class kit
@@ -61,6 +63,7 @@ show_solutions = True  # the teacher's source: run the solution cells (the stude
 live = False  # True (in Jupyter, for the teacher): also open the interactive explorer in §4-§8
 
 # %%
+import hashlib
 import math
 
 import matplotlib
@@ -83,6 +86,28 @@ OUT = output_dir(out_dir, profile)
 pd.set_option("display.max_colwidth", None)
 pd.set_option("display.width", 160)
 ANSWERS = {}  # exercise -> the answer checked (written to a table at the end)
+
+
+# Each exercise's answer as a digest of its 4 significant digits: a check compares digests, so the
+# value it expects is nowhere on the screen. The teacher's notebook checks each answer against turs
+# too; after a change that moves an answer, `python tools/make_class.py --answer-key` prints the key.
+ANSWER_KEY = {1: "707d202422ea566d", 2: "b4af4e0d40391d3a", 3: "ac2ece0f24b2c578", 4: "6692002c9b85dbe3",
+              5: "83e689e51a82d220", 6: "bac19aa5e006c47f", 7: "73473905d22cc414", 8: "ff3f24f8dfed36ad"}
+
+
+def answer_digest(value) -> str:
+    """The first 16 hex digits of the SHA-256 of a number written to 4 significant digits."""
+    return hashlib.sha256(f"{float(value):.4g}".encode()).hexdigest()[:16]
+
+
+def matches_key(k: int, value) -> bool:
+    """Whether `value` is exercise k's answer to 4 significant digits. A value within a relative
+    1e-8 of the answer matches even where the two round to different digits."""
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        return False
+    return any(answer_digest(value * (1 + eps)) == ANSWER_KEY[k] for eps in (0.0, -1e-8, 1e-8))
 
 
 def close(a, b, tol=1e-6) -> bool:
@@ -201,7 +226,7 @@ tiny = pd.DataFrame({
     "x2": [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8],
     "x3": [2, 7, 1, 8, 2, 8, 1, 8, 2, 8, 4, 5],
 }).astype(float)
-y_tiny = np.array([0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0])
+y_tiny = np.array([0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0])
 RULE = [Condition("x1", low=5.5), Condition("x2", high=5.5)]
 tiny.assign(y=y_tiny)
 
@@ -308,8 +333,10 @@ show_figure(fig, "tutorial_mdl_rule_sets_regret")
 # ### Exercise 1 (core)
 # The rows the rule covers are `covered` (a boolean mask). Compute the **NML code length of their
 # labels** in bits (Eq. 3.10): the ML code length of the labels with the rule's own class
-# distribution plus $\log_2 \mathcal{R}(n, 2)$ for the $n$ rows it covers. Use `y_tiny[covered]`,
-# `ml_bits` and `regret2_bruteforce`.
+# distribution plus $\log_2 \mathcal{R}(n, 2)$ for the $n$ rows it covers. `ml_bits` takes
+# **class counts**, not labels: count the covered rows' labels with
+# `np.bincount(y_tiny[covered], minlength=2)`, pass the counts to `ml_bits`, and add
+# `regret2_bruteforce(n)`.
 
 # %%
 answer_1 = None  # your code here
@@ -321,12 +348,17 @@ if show_solutions:
 
 # %% tags=["check"]
 assert answer_1 is not None, "Exercise 1: set answer_1 to the NML code length of the covered rows' labels."
-else_part = ml_bits(else_counts) + regret_bits(int((~covered).sum()), 2)
-assert close(answer_1 + else_part, bd.data_bits + bd.regret_bits), (
+assert matches_key(1, answer_1), (
     "Exercise 1: answer_1 plus the else-rule's NML code length should be the data and regret bits of "
-    "mdl_score. Did you add the regret of 6 rows, and use the rule's own class frequencies?")
+    "mdl_score. Did you pass the class counts of the covered rows (np.bincount) to ml_bits, not their "
+    "labels, and add the regret of the 4 rows the rule covers?")
 ANSWERS["1: NML bits of the covered labels"] = answer_1
 print(f"Right: {answer_1:.4f} bits for {covered.sum()} labels.")
+
+# %% tags=["teacher"]
+# The teacher's cross-check: the answer plus the else-rule's NML code length is mdl_score's data and regret.
+else_part = ml_bits(else_counts) + regret_bits(int((~covered).sum()), 2)
+assert close(answer_1 + else_part, bd.data_bits + bd.regret_bits, 1e-9)
 
 # %% [markdown]
 # ## 2. Why unordered rules, and the union estimate
@@ -340,9 +372,10 @@ print(f"Right: {answer_1:.4f} bits for {covered.sum()} labels.")
 # estimated on all the rows it covers. Where rules overlap, a row covered by A and B is coded
 # with the class distribution of the **union** of their covers (Eq. 3.5): order plays no role.
 #
-# Rules `A: x < 12` and `B: 8 <= x < 20` on 24 rows overlap on `8 <= x < 12`. Below: the
-# probability of `y = 1` that each model gives in each region, against the frequency observed
-# there; the rule list in both orders.
+# Rules `A: x < 12` and `B: 8 <= x < 20` on 24 rows overlap on `8 <= x < 12`. The labels of
+# each region are printed below; compute the union estimate yourself (Exercise 2) before the
+# table and the figure compare the probability of `y = 1` that each model gives in each region
+# with the frequency observed there, for the unordered set and the rule list in both orders.
 
 # %%
 x_ov = pd.DataFrame({"x": np.arange(24, dtype=float)})
@@ -363,6 +396,42 @@ def p1(mask) -> float:
     return float(y_ov[mask].mean())
 
 
+for region, mask in REGIONS.items():
+    print(f"{region:<8} x = {xv[mask].min():.0f}-{xv[mask].max():.0f}: y = {' '.join(map(str, y_ov[mask]))}")
+
+# %% [markdown]
+# ### Exercise 2 (core)
+# Compute, by counting labels, the probability of `y = 1` that the unordered set {A, B} gives a
+# row **in the overlap** (`y_ov`, `in_A`, `in_B`). After the check, A and B typed into a
+# `TURSClassifier` (`with_rule`) show the probabilities each rule has on its own.
+
+# %%
+answer_2 = None  # your code here
+
+# %% tags=["solution"] jupyter={"source_hidden": true}
+if show_solutions:
+    union = in_A | in_B
+    answer_2 = y_ov[union].sum() / union.sum()
+
+# %% tags=["check"]
+assert answer_2 is not None, "Exercise 2: set answer_2 to P(y = 1) for a row covered by both A and B."
+assert matches_key(2, answer_2), (
+    "Exercise 2: answer_2 should be the share of y = 1 among the rows covered by A or B (their union), "
+    "which is what TURS predicts for x = 10.")
+ANSWERS["2: union estimate P(y=1) in the overlap"] = answer_2
+print(f"Right: P(y = 1 | x = 10) = {answer_2:.3f}.")
+
+# %%
+hand_made = TURSClassifier(max_rules=0).fit(x_ov, y_ov).with_rule("x < 12").with_rule("8 <= x < 20")
+print("A and B typed into a TURSClassifier (with_rule), each with the probabilities of its own cover:")
+print(hand_made)
+
+# %% tags=["teacher"]
+# The teacher's cross-check: the answer is what the model predicts for x = 10.
+p_model = hand_made.predict_proba(pd.DataFrame({"x": [10.0]}))[0, list(hand_made.classes_).index(1)]
+assert close(answer_2, p_model, 1e-9)
+
+# %%
 unordered = {"A only": p1(in_A), "A and B": p1(in_A | in_B), "B only": p1(in_B), "else": p1(~in_A & ~in_B)}
 list_ab = {"A only": p1(in_A), "A and B": p1(in_A), "B only": p1(in_B & ~in_A), "else": p1(~in_A & ~in_B)}
 list_ba = {"A only": p1(in_A & ~in_B), "A and B": p1(in_B), "B only": p1(in_B), "else": p1(~in_A & ~in_B)}
@@ -407,30 +476,6 @@ show_figure(fig, "tutorial_mdl_rule_sets_union")
 # union estimate's misfit to the data part, and **on these labels MDL rejects {A, B}** for a
 # smaller rule set. A rule set that TURS learns keeps an overlap only where its rules' classes
 # agree, and there the pooled estimate is the better one (more rows, the same distribution).
-#
-# ### Exercise 2 (core)
-# A `TURSClassifier` can hold rules we type ourselves (`with_rule`). Compute, by counting labels,
-# the probability of `y = 1` that the unordered set {A, B} gives a row **in the overlap**
-# (`y_ov`, `in_A`, `in_B`), without using `union_table`.
-
-# %%
-answer_2 = None  # your code here
-
-# %% tags=["solution"] jupyter={"source_hidden": true}
-if show_solutions:
-    union = in_A | in_B
-    answer_2 = y_ov[union].sum() / union.sum()
-
-# %% tags=["check"]
-hand_made = TURSClassifier(max_rules=0).fit(x_ov, y_ov).with_rule("x < 12").with_rule("8 <= x < 20")
-p_model = hand_made.predict_proba(pd.DataFrame({"x": [10.0]}))[0, list(hand_made.classes_).index(1)]
-assert answer_2 is not None, "Exercise 2: set answer_2 to P(y = 1) for a row covered by both A and B."
-assert close(answer_2, p_model, 1e-9), (
-    "Exercise 2: answer_2 should be the share of y = 1 among the rows covered by A or B (their union), "
-    "which is what TURS predicts for x = 10.")
-ANSWERS["2: union estimate P(y=1) in the overlap"] = answer_2
-print(hand_made)
-print(f"Right: P(y = 1 | x = 10) = {answer_2:.3f}.")
 
 # %% [markdown]
 # ## 3. The MDL score of a rule set and its parts
@@ -440,7 +485,36 @@ print(f"Right: P(y = 1 | x = 10) = {answer_2:.3f}.")
 # `mdl_score(rules, X, y)` gives the score and its parts: **data** ($-\log_2$ of the ML
 # likelihood), **regret** (one per rule and the else-rule) and **model** $L(M) = L_{univ}(K)
 # + \sum_i L(S_i) - \log_2 K!$ (Eq. 3.18; the $-\log_2 K!$ because the order of the rules
-# carries no information). Below, four rule sets on two labelings: the one of §2, where A and B
+# carries no information).
+
+# %% [markdown]
+# ### Exercise 3 (core)
+# `b3 = mdl_score([A, B], x_ov, y_ov)` gives `b3.rule_model_bits` ($L(S)$ of each rule). Compute
+# the model part $L(M)$ of the two-rule set from them with Eq. 3.18 and `l_univ` (Rissanen's
+# universal code, defined at the top).
+
+# %%
+b3 = mdl_score([A, B], x_ov, y_ov)
+answer_3 = None  # your code here
+
+# %% tags=["solution"] jupyter={"source_hidden": true}
+if show_solutions:
+    answer_3 = l_univ(2) + sum(b3.rule_model_bits) - math.log2(math.factorial(2))
+
+# %% tags=["check"]
+assert answer_3 is not None, "Exercise 3: set answer_3 to L(M) of the rule set {A, B}, in bits."
+assert matches_key(3, answer_3), (
+    "Exercise 3: answer_3 should be L_univ(K) plus the rules' L(S) minus log2 K! for K = 2 rules "
+    "(Eq. 3.18).")
+ANSWERS["3: L(M) of {A, B}"] = answer_3
+print(f"Right: L(M) = {answer_3:.4f} bits.")
+
+# %% tags=["teacher"]
+# The teacher's cross-check: the answer is mdl_score's model part.
+assert close(answer_3, b3.model_bits, 1e-9)
+
+# %% [markdown]
+# Below, four rule sets on two labelings: the one of §2, where A and B
 # **disagree** (A mostly `1`, B mostly `0`), and one where they **agree** (both mostly `1`;
 # only the 8 rows of `B only` differ). On 24 rows a rule must save more bits on the labels than its
 # literals cost: look at which rule set wins on each labeling, and at how much the data part of
@@ -485,28 +559,6 @@ ab = parts_table[parts_table["rule set"] == "{A, B}"].set_index("labels")
 print(f"data part of {{A, B}}: {ab.loc['agree', 'data_bits']:.2f} bits when A and B agree, "
       f"{ab.loc['disagree', 'data_bits']:.2f} when they disagree")
 parts_table.round(2)
-
-# %% [markdown]
-# ### Exercise 3 (core)
-# `b3 = mdl_score([A, B], x_ov, y_ov)` gives `b3.rule_model_bits` ($L(S)$ of each rule). Compute
-# the model part $L(M)$ of the two-rule set from them with Eq. 3.18 and
-# `universal_integer_code`.
-
-# %%
-b3 = mdl_score([A, B], x_ov, y_ov)
-answer_3 = None  # your code here
-
-# %% tags=["solution"] jupyter={"source_hidden": true}
-if show_solutions:
-    answer_3 = l_univ(2) + sum(b3.rule_model_bits) - math.log2(math.factorial(2))
-
-# %% tags=["check"]
-assert answer_3 is not None, "Exercise 3: set answer_3 to L(M) of the rule set {A, B}, in bits."
-assert close(answer_3, b3.model_bits, 1e-9), (
-    "Exercise 3: answer_3 should be L_univ(K) plus the rules' L(S) minus log2 K! for K = 2 rules "
-    "(Eq. 3.18), which is b3.model_bits.")
-ANSWERS["3: L(M) of {A, B}"] = answer_3
-print(f"Right: L(M) = {answer_3:.4f} bits.")
 
 # %% [markdown]
 # ## 4. One beam-search step by hand
@@ -584,27 +636,32 @@ show_figure(fig, "tutorial_mdl_rule_sets_first_step")
 
 # %% [markdown]
 # ### Exercise 4 (core)
-# Compute $r$ of the one-literal rule `X2 >= 0.815645` (the bottom strip's complement) from
-# `mdl_score` and `L_empty`, with the encoder `enc_b`. Its exact cut point is `cut_4` below
-# (printed to 6 digits it reads 0.815645; the rule is `Condition("X2", low=cut_4)`).
+# Compute $r$ of the one-literal rule `X2 < 0.652117` from `mdl_score` and `L_empty`, with the
+# encoder `enc_b`. The first beam above does not keep this literal: compare its $r$ with theirs
+# (§5 says why). Its exact cut point is `cut_4` below (printed to 6 digits it reads 0.652117;
+# the rule is `Condition("X2", high=cut_4)`).
 
 # %%
-cut_4 = 0.8156450594562823  # the exact cut point of X2 >= 0.815645 (one of trace_b.cuts)
+cut_4 = 0.6521173378673106  # the exact cut point of X2 < 0.652117 (one of trace_b.cuts)
 answer_4 = None  # your code here
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 if show_solutions:
-    after_4 = mdl_score([[Condition("X2", low=cut_4)]], X_b, y_b, encoder=enc_b)
+    after_4 = mdl_score([[Condition("X2", high=cut_4)]], X_b, y_b, encoder=enc_b)
     answer_4 = (L_empty - after_4.total) / after_4.coverage
 
 # %% tags=["check"]
-in_beam = beam0.set_index("literal")
-assert answer_4 is not None, "Exercise 4: set answer_4 to r of the rule X2 >= 0.815645."
-assert close(answer_4, in_beam.loc["X2 >= 0.815645", "r"], 1e-9), (
-    "Exercise 4: answer_4 should be (L(D, {}) - L(D, {S})) / |S| for S = X2 >= 0.815645, the r the search "
-    "recorded for it in its first beam.")
-ANSWERS["4: r of X2 >= 0.815645"] = answer_4
-print(f"Right: r = {answer_4:.4f} bits per row.")
+assert answer_4 is not None, "Exercise 4: set answer_4 to r of the rule X2 < 0.652117."
+assert matches_key(4, answer_4), (
+    "Exercise 4: answer_4 should be (L(D, {}) - L(D, {S})) / |S| for S = X2 < 0.652117, the bits the rule "
+    "saves per row it covers.")
+ANSWERS["4: r of X2 < 0.652117"] = answer_4
+print(f"Right: r = {answer_4:.4f} bits per row, more than {(beam0['r'] < answer_4).sum()} of the "
+      f"{len(beam0)} literals the beam keeps.")
+
+# %% tags=["teacher"]
+# The teacher's cross-check: the answer is the r of this literal in the table of every single literal.
+assert close(answer_4, first_step.loc["X2 < 0.652117", "r"], 1e-9)
 
 # %% tags=["teacher"]
 if live:  # the search step by step, with every beam and the local tests (needs the explorer extra)
@@ -652,24 +709,31 @@ spread
 
 # %% [markdown]
 # ### Exercise 5 (core)
-# With the default search, in which bucket (0 to 9) does the literal `X2 < 0.815645`, which keeps
-# 428 of the 1,000 rows of the empty rule, fall? Compute it from the coverage with a formula
-# (hint: `math.ceil`) rather than reading it off.
+# Without patience the beam keeps the $W$ literals with the best $r$ (`W` = 10), whatever their
+# coverage. Compute from `first_step` (every single literal, with its coverage and $r$) the
+# smallest $r$ in that beam: the bar a literal must clear to get in. Then look at §4's table of
+# the beam with patience: which of its literals are below the bar, and which buckets do they fill?
 
 # %%
 answer_5 = None  # your code here
 
 # %% tags=["solution"] jupyter={"source_hidden": true}
 if show_solutions:
-    answer_5 = math.ceil(W * 428 / 1000) - 1
+    answer_5 = first_step["r"].nlargest(W).min()
 
 # %% tags=["check"]
-assert answer_5 is not None, "Exercise 5: set answer_5 to the bucket number of X2 < 0.815645."
-assert answer_5 == in_beam.loc["X2 < 0.815645", "bucket"], (
-    "Exercise 5: answer_5 should be the bucket w with w/W < 428/1000 <= (w+1)/W, numbered from 0, "
-    "the bucket the search recorded for this literal.")
-ANSWERS["5: bucket of X2 < 0.815645"] = answer_5
-print(f"Right: bucket {answer_5}.")
+assert answer_5 is not None, "Exercise 5: set answer_5 to the smallest r in the beam without patience."
+assert matches_key(5, answer_5), (
+    "Exercise 5: answer_5 should be the W-th largest r among all the single literals of first_step "
+    "(W = 10), the smallest r a beam without patience keeps.")
+ANSWERS["5: smallest r in the beam without patience"] = answer_5
+below = beam0[beam0["r"] < answer_5]
+print(f"Right: r = {answer_5:.4f} bits per row. Below it, kept by patience: "
+      + ", ".join(f"{lit} (bucket {w})" for lit, w in zip(below["literal"], below["bucket"])) + ".")
+
+# %% tags=["teacher"]
+# The teacher's cross-check: the answer is the smallest r in the first beam of the search without patience.
+assert close(answer_5, beam0_np["r"].min(), 1e-9)
 
 # %% [markdown]
 # ## 6. The local test, with a rejected growth
@@ -697,16 +761,52 @@ trace_l = model_l.trace_
 print(model_l)
 rejected = trace_l.beams(0, 1, "rejected")
 rejected["without split"] = [b["bits_without_split"] for b in rejected["local_test_bits"]]
-rejected["with split"] = [b["bits_with_split"] for b in rejected["local_test_bits"]]
 rejected["rule"] = [" AND ".join(c) for c in rejected["conditions"]]
 base_l = trace_l.beams(0, 0, "main").iloc[0]
-print(f"\nthe chosen first literal {base_l['conditions'][0]}: r = {base_l['r']:.4f}; growths of the second "
-      "iteration that the local test rejected (best r first):")
+print(f"\nthe chosen first literal {base_l['conditions'][0]}: r = {base_l['r']:.4f}. Growths of the second "
+      "iteration that the local test rejected\n(best r first), with the bits of the test's left side; "
+      "its right side, with the split, is Exercise 6:")
 assert rejected.iloc[0]["r"] > base_l["r"], "the text above says a noise literal raises r on this sample"
-rejected[["rule", "coverage", "class_counts", "r", "without split", "with split"]].head(5).round(3)
+shown_l = rejected.iloc[0]  # the best r among the rejected growths
+rejected[["rule", "coverage", "class_counts", "r", "without split"]].head(5).round(3)
+
+# %% [markdown]
+# ### Exercise 6 (homework)
+# Compute, in bits, the **right side** of the local test (the side "with split") for the rejected
+# growth `shown_l`: $-\log_2 P^{NML}_{S'} - \log_2 P^{NML}_{S_l} + L_{split}$. The inputs are
+# below: the class counts of the base $S$ = `X1 >= 0.5` and of the growth $S'$ (the rows of
+# $S_l = S \setminus S'$ are those of $S$ that $S'$ does not keep), and the default search's
+# $L_{split}$ for a binary column grown from a base of $k = 1$ literal among $K_{col} = 50$
+# columns: $L_{split} = \log_2 K_{col} + 1 + L_{univ}(k+1) - L_{univ}(k)$. Use `nml_bits` and `l_univ`.
 
 # %%
-shown_l = rejected.iloc[0]  # the best r among the rejected growths
+counts_S = np.array(base_l["class_counts"])  # class counts of S (X1 >= 0.5)
+counts_S_prime = np.array(shown_l["class_counts"])  # class counts of S' (the rejected growth)
+print(f"S: {counts_S.tolist()}, S': {counts_S_prime.tolist()}")
+answer_6 = None  # your code here
+
+# %% tags=["solution"] jupyter={"source_hidden": true}
+if show_solutions:
+    split_6 = math.log2(50) + 1 + l_univ(2) - l_univ(1)
+    answer_6 = nml_bits(counts_S_prime) + nml_bits(counts_S - counts_S_prime) + split_6
+
+# %% tags=["check"]
+assert answer_6 is not None, "Exercise 6: set answer_6 to the 'with split' side of the local test, in bits."
+assert matches_key(6, answer_6), (
+    "Exercise 6: answer_6 should be -log2 P_NML(S') - log2 P_NML(S_l) + L_split; "
+    "check S_l = S minus S' (class counts) and L_split = log2 K_col + 1 + L_univ(2) - L_univ(1).")
+ANSWERS["6: local test, with split"] = answer_6
+print(f"Right: {answer_6:.3f} bits with the split, against {shown_l['without split']:.3f} without: rejected.")
+
+# %% tags=["teacher"]
+# The teacher's cross-check: the answer is the right side the search recorded for this growth.
+assert close(answer_6, shown_l["local_test_bits"]["bits_with_split"], 1e-6)
+
+# %% [markdown]
+# The two sides of the local test as bars: the growth of Exercise 6, rejected, and the first
+# literal `X1 >= 0.5` grown from the empty rule, kept.
+
+# %%
 S_l_counts = np.array(base_l["class_counts"]) - np.array(shown_l["class_counts"])
 kept_l = trace_l.beams(0, 0, "main").iloc[0]  # X1 >= 0.5 from the empty rule: it passed
 bars = {
@@ -745,34 +845,6 @@ show_figure(fig, "tutorial_mdl_rule_sets_local_test")
 
 # %%
 print(TURSClassifier(use_local_test=False).fit(X_l, y_l))
-
-# %% [markdown]
-# ### Exercise 6 (homework)
-# Compute, in bits, the **right side** of the local test (the side "with split") for the rejected
-# growth `shown_l`: $-\log_2 P^{NML}_{S'} - \log_2 P^{NML}_{S_l} + L_{split}$. The inputs are
-# below: the class counts of the base $S$ = `X1 >= 0.5` and of the growth $S'$ (the rows of
-# $S_l = S \setminus S'$ are those of $S$ that $S'$ does not keep), and the default search's
-# $L_{split}$ for a binary column grown from a base of $k = 1$ literal among $K_{col} = 50$
-# columns: $L_{split} = \log_2 K_{col} + 1 + L_{univ}(k+1) - L_{univ}(k)$. Use `nml_bits` and `l_univ`.
-
-# %%
-counts_S = np.array(base_l["class_counts"])  # class counts of S (X1 >= 0.5)
-counts_S_prime = np.array(shown_l["class_counts"])  # class counts of S' (the rejected growth)
-print(f"S: {counts_S.tolist()}, S': {counts_S_prime.tolist()}")
-answer_6 = None  # your code here
-
-# %% tags=["solution"] jupyter={"source_hidden": true}
-if show_solutions:
-    split_6 = math.log2(50) + 1 + l_univ(2) - l_univ(1)
-    answer_6 = nml_bits(counts_S_prime) + nml_bits(counts_S - counts_S_prime) + split_6
-
-# %% tags=["check"]
-assert answer_6 is not None, "Exercise 6: set answer_6 to the 'with split' side of the local test, in bits."
-assert close(answer_6, shown_l["local_test_bits"]["bits_with_split"], 1e-6), (
-    "Exercise 6: answer_6 should be -log2 P_NML(S') - log2 P_NML(S_l) + L_split, as the search recorded it; "
-    "check S_l = S minus S' (class counts) and L_split = log2 K_col + 1 + L_univ(2) - L_univ(1).")
-ANSWERS["6: local test, with split"] = answer_6
-print(f"Right: {answer_6:.3f} bits with the split, against {shown_l['without split']:.3f} without: rejected.")
 
 # %% [markdown]
 # ## 7. The overlap blockade and the auxiliary beam
@@ -822,6 +894,29 @@ def r_and_R(rule) -> tuple:
     return (base_m.total - after.total) / n_new, (base_m.total - aux_total) / n_new
 
 
+# %% [markdown]
+# ### Exercise 7 (homework)
+# Before the scores of every literal below: compute $r$ of the literal `X1 >= 1` given $M$
+# (Eq. 3.21), the bits `mdl_score` saves when it is added to `M` (use `encoder=enc_m`), per row it
+# newly covers (`covers`, `in_M`). Is it negative?
+
+# %%
+answer_7 = None  # your code here
+
+# %% tags=["solution"] jupyter={"source_hidden": true}
+if show_solutions:
+    lit_7 = [Condition("X1", low=1.0)]
+    after_7 = mdl_score(M + [lit_7], X_b, y_b, encoder=enc_m)
+    answer_7 = (base_m.total - after_7.total) / (covers(lit_7) & ~in_M).sum()
+
+# %% tags=["check"]
+assert answer_7 is not None, "Exercise 7: set answer_7 to r of X1 >= 1 given M."
+assert matches_key(7, answer_7), (
+    "Exercise 7: answer_7 should be (L(D, M) - L(D, M + S)) divided by the rows S covers that M does not.")
+ANSWERS["7: r of X1 >= 1 given M"] = answer_7
+print(f"Right: r = {answer_7:.4f} bits per row.")
+
+# %%
 rows_m = []
 for cond in single_literals(trace_m) + [Condition("X1", low=1.0), Condition("X2", high=0.8)]:
     if (covers([cond]) & ~in_M).sum() >= 2:
@@ -836,6 +931,10 @@ for beam in (main_m, aux_m):
 print("r and R by hand equal the trace's for both first beams.")
 assert (scores_m["r"] < 0).all(), "the text below says that every single literal has a negative r given M"
 scores_m.loc[["X1 >= 1", "X2 < 0.8"]].round(3)
+
+# %% tags=["teacher"]
+# The teacher's cross-check: Exercise 7's answer is r of X1 >= 1 in the table above.
+assert close(answer_7, scores_m.loc["X1 >= 1", "r"], 1e-9)
 
 # %%
 fig, ax = plt.subplots(figsize=(8.5, 5.2))
@@ -929,27 +1028,6 @@ pd.DataFrame([{"sample": "seed 0", "with_aux": model_m.mdl_score_, "without_aux"
               {"sample": "seed 3", "with_aux": score_aux_7b, "without_aux": score_noaux_7b, "same_rules": None}]
              ).to_csv(OUT / "tutorial_mdl_rule_sets_auxiliary.csv", index=False)
 
-# %% [markdown]
-# ### Exercise 7 (homework)
-# Compute $r$ of the literal `X1 >= 1` given $M$ (Eq. 3.21): the bits `mdl_score` saves when it is
-# added to `M` (use `encoder=enc_m`), per row it newly covers (`covers`, `in_M`). Is it negative?
-
-# %%
-answer_7 = None  # your code here
-
-# %% tags=["solution"] jupyter={"source_hidden": true}
-if show_solutions:
-    lit_7 = [Condition("X1", low=1.0)]
-    after_7 = mdl_score(M + [lit_7], X_b, y_b, encoder=enc_m)
-    answer_7 = (base_m.total - after_7.total) / (covers(lit_7) & ~in_M).sum()
-
-# %% tags=["check"]
-assert answer_7 is not None, "Exercise 7: set answer_7 to r of X1 >= 1 given M."
-assert close(answer_7, scores_m.loc["X1 >= 1", "r"], 1e-9), (
-    "Exercise 7: answer_7 should be (L(D, M) - L(D, M + S)) divided by the rows S covers that M does not.")
-ANSWERS["7: r of X1 >= 1 given M"] = answer_7
-print(f"Right: r = {answer_7:.4f} bits per row; R = {scores_m.loc['X1 >= 1', 'R']:.4f}.")
-
 # %% tags=["teacher"]
 if live:  # step through the search from M with both beams
     from turs.explorer import SearchExplorer
@@ -976,8 +1054,39 @@ pd.DataFrame([{"dataset": "sklearn-breast-cancer", "n_rules": len(model_c.rules_
     key: getattr(model_c.mdl_breakdown_, key) for key in ("total", "data_bits", "regret_bits", "model_bits")}}]
 ).to_csv(OUT / "tutorial_mdl_rule_sets_real.csv", index=False)
 
+# %% [markdown]
+# ### Exercise 8 (core)
+# `cover_c = model_c.apply(X_c)` says which rules cover each row (a row per tumour, a column per
+# rule). Take the first row covered by rules 1 **and** 2 (`row_8` below; other rules may cover it
+# too). Compute by counting training labels (`cover_c`, `y_c`) the probability of `malignant`
+# that the model gives it. The figure and the table after the check show it for every group of rows.
+
 # %%
 cover_c = model_c.apply(X_c)
+row_8 = int(np.flatnonzero(cover_c[:, 0] & cover_c[:, 1])[0])
+answer_8 = None  # your code here
+
+# %% tags=["solution"] jupyter={"source_hidden": true}
+if show_solutions:
+    rules_8 = np.flatnonzero(cover_c[row_8])  # every rule that covers the row
+    union_8 = cover_c[:, rules_8].any(axis=1)
+    answer_8 = (y_c[union_8] == "malignant").mean()
+
+# %% tags=["check"]
+assert answer_8 is not None, "Exercise 8: set answer_8 to P(malignant) of row_8."
+assert matches_key(8, answer_8), (
+    "Exercise 8: answer_8 should be the share of malignant tumours in the union of the covers of ALL the "
+    "rules that cover row_8 (look at cover_c[row_8]), which is what predict_proba gives.")
+ANSWERS["8: P(malignant) of a row in an overlap"] = answer_8
+print(f"Right: P(malignant) = {answer_8:.4f} for row {row_8}, covered by rules "
+      f"{', '.join(str(j + 1) for j in np.flatnonzero(cover_c[row_8]))}.")
+
+# %% tags=["teacher"]
+# The teacher's cross-check: the answer is what predict_proba gives the row.
+malignant_8 = list(model_c.classes_).index("malignant")
+assert close(answer_8, model_c.predict_proba(X_c.iloc[[row_8]])[0, malignant_8], 1e-9)
+
+# %%
 pattern = ["+".join(str(j + 1) for j in np.flatnonzero(row)) or "else" for row in cover_c]
 malignant = list(model_c.classes_).index("malignant")
 proba_c = model_c.predict_proba(X_c)[:, malignant]
@@ -1003,30 +1112,6 @@ picks = [first_of[g] for g in sorted(first_of, key=lambda g: -g.count("+"))][:3]
 explained = model_c.explain(X_c.iloc[picks])
 explained.index = picks
 explained
-
-# %% [markdown]
-# ### Exercise 8 (core)
-# Take the first row covered by rules 1 **and** 2 (`row_8` below; other rules may cover it too). Compute by counting training
-# labels (`cover_c`, `y_c`) the probability of `malignant` that the model gives it.
-
-# %%
-row_8 = int(np.flatnonzero(cover_c[:, 0] & cover_c[:, 1])[0])
-answer_8 = None  # your code here
-
-# %% tags=["solution"] jupyter={"source_hidden": true}
-if show_solutions:
-    rules_8 = np.flatnonzero(cover_c[row_8])  # every rule that covers the row
-    union_8 = cover_c[:, rules_8].any(axis=1)
-    answer_8 = (y_c[union_8] == "malignant").mean()
-
-# %% tags=["check"]
-assert answer_8 is not None, "Exercise 8: set answer_8 to P(malignant) of row_8."
-assert close(answer_8, proba_c[row_8], 1e-9), (
-    "Exercise 8: answer_8 should be the share of malignant tumours in the union of the covers of ALL the "
-    "rules that cover row_8 (look at cover_c[row_8]), which is what predict_proba gives.")
-ANSWERS["8: P(malignant) of a row in an overlap"] = answer_8
-print(f"Right: P(malignant) = {answer_8:.4f} for row {row_8}, covered by rules "
-      f"{', '.join(str(j + 1) for j in np.flatnonzero(cover_c[row_8]))}.")
 
 # %% tags=["teacher"]
 if live:  # the app: datasets, settings, re-fit and compare

@@ -12,7 +12,9 @@
 * The 90-minute path adds up, and the student code uses only public names.
 * The class kit (``tools/make_class.py``, ``make class``): the students' notebook has no solution
   code; run blank, every check fails with its message and nothing else fails; run with the
-  teacher's answers filled in, every check passes.
+  teacher's answers filled in, every check passes. Its search pages are titled with their data;
+  it carries the turs wheel, and its README says how to install it and what comes from PyPI.
+  That no answer can be copied from the screen is ``tests/test_tutorial_copy.py``.
 * JupyterLab started with the project's settings (``make lab``'s ``jupyter-config``) opens the
   ``.py`` as a notebook on a double-click (headless Chromium; marker ``browser``).
 """
@@ -157,7 +159,7 @@ def test_runs_with_every_answer_and_readable_figures(solved):
 
 TINY = pd.DataFrame({"x1": np.arange(12.0), "x2": [3, 1, 4, 1, 5, 9, 2, 6, 5, 3, 5, 8.0],
                      "x3": [2, 7, 1, 8, 2, 8, 1, 8, 2, 8, 4, 5.0]})
-Y_TINY = np.array([0, 1, 0, 0, 1, 0, 1, 0, 1, 1, 1, 0])
+Y_TINY = np.array([0, 1, 0, 0, 1, 0, 1, 0, 1, 0, 1, 0])
 
 
 def log2_regret_brute(n: int, n_classes: int = 2) -> float:
@@ -189,11 +191,14 @@ def test_section1_rule_code_by_hand_and_cut_points_as_read(solved):
     assert f"default (authors') code {default.rule_model_bits[0]:.4f} bits" in stdout
     assert default.rule_model_bits[0] == pytest.approx(
         steps["L(S)"] - math.log2(3) + universal_integer_code(2) - 4, abs=1e-9)
-    # exercise 1: the 4 covered rows (x1 >= 6, x2 < 5.5: rows 6, 8, 9, 10) are all 1: ML 0 bits + log2 R(4, 2)
+    # exercise 1: the 4 covered rows (x1 >= 6, x2 < 5.5: rows 6, 8, 9, 10) have labels 1, 1, 0, 1:
+    # ML -log2(1/4) - 3 log2(3/4) bits + log2 R(4, 2)
     covered = (TINY["x1"] >= 5.5) & (TINY["x2"] < 5.5)
-    assert np.bincount(Y_TINY[covered], minlength=2).tolist() == [0, 4]
-    assert answers[1] == pytest.approx(log2_regret_brute(4), abs=1e-9)
-    assert answers[1] == pytest.approx(math.log2(1 + 4 * 0.75 ** 3 * 0.25 + 6 / 16 + 4 * 0.75 ** 3 * 0.25 + 1), abs=1e-9)
+    assert np.flatnonzero(covered).tolist() == [6, 8, 9, 10]
+    assert np.bincount(Y_TINY[covered], minlength=2).tolist() == [1, 3]
+    assert answers[1] == pytest.approx(nml_brute([1, 3]), abs=1e-9)
+    assert answers[1] == pytest.approx(2 - 3 * math.log2(0.75)
+                                       + math.log2(1 + 4 * 0.75 ** 3 * 0.25 + 6 / 16 + 4 * 0.75 ** 3 * 0.25 + 1), abs=1e-9)
 
 
 @pytest.mark.slow
@@ -226,14 +231,25 @@ def test_sections4_5_first_beam_step(solved):
     answers = solved[2]
     X, y = make_overlap_blockade_data(n=1000, seed=0)
     enc = FeatureEncoder(n_cut_points=20).fit(X)
-    cut = _cut(enc, "X2", "0.815645")
-    assert cut == 0.8156450594562823  # the exact cut point the exercise gives
+    cut = _cut(enc, "X2", "0.652117")
+    assert cut == 0.6521173378673106  # the exact cut point the exercise gives
     empty = mdl_score([], X, y, encoder=enc)
-    after = mdl_score([[Condition("X2", low=cut)]], X, y, encoder=enc)
-    assert after.coverage == 572
-    assert answers[4] == pytest.approx((empty.total - after.total) / 572, abs=1e-9)
-    assert int((X["X2"] < cut).sum()) == 428
-    assert answers[5] == 4  # 0.4 < 428 / 1000 <= 0.5, buckets numbered from 0
+
+    def r(rule) -> float:
+        after = mdl_score([rule], X, y, encoder=enc)
+        return (empty.total - after.total) / after.coverage
+
+    assert mdl_score([[Condition("X2", high=cut)]], X, y, encoder=enc).coverage == int((X["X2"] < cut).sum()) == 333
+    assert answers[4] == pytest.approx(r([Condition("X2", high=cut)]), abs=1e-9)
+    # exercise 5: the 10th best r of every single literal (each cut point, both operators), the
+    # smallest r a beam of width 10 without patience keeps
+    every = sorted((r([Condition(c.name, high=float(t)) if op == "<" else Condition(c.name, low=float(t))])
+                    for c in enc.columns_ for t in c.cuts for op in ("<", ">=")), reverse=True)
+    assert len(every) == 80
+    assert answers[5] == pytest.approx(every[9], abs=1e-9)
+    assert every[9] == pytest.approx(r([Condition("X2", low=_cut(enc, "X2", "0.916365"))]), abs=1e-12)
+    # the literal of exercise 4 has the 3rd best r, and the beam with patience drops it (a better one shares its bucket)
+    assert answers[4] == pytest.approx(every[2], abs=1e-12)
 
 
 @pytest.mark.slow
@@ -393,23 +409,61 @@ def test_kit_teacher_notebook_has_the_solutions_open_and_the_plan(kit):
     assert "student.ipynb" in readme and "## The 90 minutes" in readme
 
 
+def fake_wheel(folder: Path, name: str = "turs-9.9.9-py3-none-any.whl") -> Path:
+    """A stand-in wheel: only the METADATA that make_class reads (a real one is built by `make class`)."""
+    import zipfile
+
+    folder.mkdir(parents=True, exist_ok=True)
+    meta = ("Metadata-Version: 2.1\nName: turs\nVersion: 9.9.9\nRequires-Dist: numpy\nRequires-Dist: numba\n"
+            "Requires-Dist: pooch>=1.8\nProvides-Extra: notebooks\nRequires-Dist: jupytext; extra == \"notebooks\"\n")
+    with zipfile.ZipFile(folder / name, "w") as z:
+        z.writestr("turs-9.9.9.dist-info/METADATA", meta)
+    return folder / name
+
+
+def test_kit_carries_the_wheel_and_says_how_to_install_it_without_a_clone(tmp_path):
+    wheel = fake_wheel(tmp_path / "dist")
+    kit = make_class(tmp_path / "class", "--no-pages", "--wheel", str(tmp_path / "dist"))
+    assert (kit / wheel.name).read_bytes() == wheel.read_bytes()
+    readme = " ".join((kit / "README.md").read_text(encoding="utf-8").split())  # paragraphs are wrapped
+    assert f"python -m pip install {wheel.name} jupyterlab" in readme
+    # the dependencies pip fetches from PyPI, read from the wheel; not the extras'
+    assert "from PyPI: `numpy`, `numba`, `pooch>=1.8`;" in readme and "jupytext" not in readme
+    assert "turs.warmup()" in readme and "-e '.[notebooks]'" not in readme
+    # a rebuild with another wheel leaves one wheel in the kit
+    other = fake_wheel(tmp_path / "dist2", "turs-9.9.10-py3-none-any.whl")
+    make_class(kit, "--no-pages", "--wheel", str(other))
+    assert sorted(p.name for p in kit.glob("*.whl")) == [other.name]
+
+
+def test_kit_wheel_option_names_what_is_wrong(tmp_path):
+    (tmp_path / "empty").mkdir()
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "make_class.py"), "--out", str(tmp_path / "class"),
+                           "--no-pages", "--wheel", str(tmp_path / "empty")], capture_output=True, text=True, cwd=REPO)
+    assert proc.returncode == 2
+    assert "expected one turs-*.whl in this folder, found none" in proc.stderr and "pip wheel" in proc.stderr
+
+
+def test_kit_without_a_wheel_says_so(kit):
+    readme = (kit / "README.md").read_text(encoding="utf-8")
+    assert "built without the package" in readme and "make class" in readme
+    assert not list(kit.glob("*.whl"))
+
+
 @pytest.mark.slow
-def test_kit_pages_linked_from_the_notebook_exist(tmp_path):
+def test_kit_pages_linked_from_the_notebook_exist_and_are_titled_with_their_data(tmp_path):
     kit = make_class(tmp_path / "class")
     text = "\n".join(c.source for c in source_notebook().cells if c.cell_type == "markdown")
     linked = sorted(set(re.findall(r"pages/([\w-]+\.html)", text)))
     assert linked == sorted(p.name for p in (kit / "pages").glob("*.html"))
-    try:
-        from turs.explorer import search_page  # noqa: F401
-        has_pages = True
-    except ImportError:
-        has_pages = False
+    datasets = {"blockade": "Overlap-blockade simulation", "local_testing": "Local-testing simulation",
+                "blockade_from_M": "Overlap-blockade simulation", "blockade_from_M_seed2": "Overlap-blockade simulation",
+                "breast_cancer": "Wisconsin breast cancer data"}
     for name in linked:
         page = (kit / "pages" / name).read_text(encoding="utf-8")
-        if has_pages:
-            assert "PLACEHOLDER" not in page
-        else:
-            assert "PLACEHOLDER" in page and "make class" in page and "turs.explorer.search_page" in page
+        title = re.search(r"<title>(.*?)</title>", page, re.S).group(1)
+        assert title.startswith(datasets[name.removesuffix(".html")]), (name, title)
+        assert ("seed 2" in title) == (name == "blockade_from_M_seed2.html")
 
 
 @pytest.mark.slow
@@ -419,15 +473,17 @@ def test_kit_pages_come_from_search_page_with_the_tutorials_fits(tmp_path):
     calls = []
 
     class Page:
-        def __init__(self, model, X, y):
+        def __init__(self, model, X, y, title):
             self.html = f"<html>{len(model.rules_)} rules, {len(X)} rows</html>"
             calls.append((model, X, y))
+            titles.append(title)
 
         def save(self, path):
             Path(path).write_text(self.html, encoding="utf-8")
 
+    titles = []
     made = _load_make_class().write_pages(tmp_path, search_page=Page)
-    assert set(made.values()) == {"page"} and len(calls) == len(made) == 5
+    assert list(made.values()) == titles and len(calls) == len(made) == len(set(titles)) == 5
     for name, (model, X, y) in zip(made, calls):
         assert model.trace_ is not None and len(X) == len(y)
         assert (tmp_path / f"{name}.html").read_text(encoding="utf-8") == f"<html>{len(model.rules_)} rules, {len(X)} rows</html>"
