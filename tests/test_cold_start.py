@@ -315,6 +315,21 @@ def test_the_compile_bar_counts_what_numba_compiles():
     assert bar.n == n
 
 
+def test_a_verbose_fit_that_compiles_shows_a_bar(monkeypatch, capsys):
+    """``verbose=True`` on a fit about to compile: a bar of the compile beside the rules' bar;
+    without a compile to come, none."""
+    monkeypatch.setattr(_compile, "_said", {"first compile"})  # the notice was given already
+    monkeypatch.setattr(_compile, "choose", lambda n_cells, compiled_here=False: "compiled")
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    monkeypatch.setattr(_compile, "compile_pending", lambda compiled_here: True)
+    TURSClassifier(verbose=1).fit(X, y)
+    assert "compiling the turs kernels (once)" in capsys.readouterr().err
+    monkeypatch.setattr(_compile, "compile_pending", lambda compiled_here: False)
+    TURSClassifier(verbose=1).fit(X, y)
+    err = capsys.readouterr().err
+    assert "TURS rules" in err and "compiling the turs kernels" not in err
+
+
 _FIRST_FIT = textwrap.dedent("""
     import gc, warnings
     warnings.simplefilter("always", ResourceWarning)
