@@ -480,7 +480,8 @@ def info(compiled_kernels: list) -> str:
         lines.append(f"cache folder: {folder.path} ({'writable' if writable else 'NOT writable'})")
         if folder.asked and not _inside(folder.path, folder.asked):
             lines.append(f"asked for: {folder.asked} (not writable)")
-        lines.append(f"every kernel compiled into it: {'yes' if cache_is_ready() else 'no (turs.warmup() or python -m turs warmup)'}")
+        ready = "yes" if cache_is_ready() else "no (turs.warmup() or python -m turs warmup)"
+        lines.append(f"every kernel compiled into it: {ready}")
         lock = lock_file(folder.path)
         if os.path.exists(lock):
             lines.append(f"background compile: {'stale lock' if lock_is_stale(lock) else 'running'} ({lock})")

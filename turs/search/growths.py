@@ -171,7 +171,8 @@ class GrowthCall:
                  serial: bool = False, tested_only: bool = False):
         data = state.data
         self.base, self.state, self.serial = base, state, serial
-        present, gl = self.present, self.gl = data.kernels._localize_groups(state.group_of, base.rows, len(state.group_masks))
+        present, gl = self.present, self.gl = data.kernels._localize_groups(state.group_of, base.rows,
+                                                                            len(state.group_masks))
         self.tested_only = tested_only and len(present) > 0  # the kernel tests only where it has groups
         k = len(base.literals)
         base_counts = self.base_counts = base.counts.astype(np.int64, copy=False)
@@ -209,8 +210,8 @@ class GrowthCall:
             if BETWEEN_KERNEL_CALLS is not None:
                 BETWEEN_KERNEL_CALLS()
             data_t, lists, base_t, rule_set, settings = self.records
-            return data.kernels._score_base(data_t, lists, base_t, self.present, self.gl, rule_set, settings, self.path,
-                               self.tested_only)
+            return data.kernels._score_base(data_t, lists, base_t, self.present, self.gl, rule_set, settings,
+                                            self.path, self.tested_only)
         present, tested_only = self.present, self.tested_only
         union = state.union_counts[present]
         sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)

@@ -120,7 +120,8 @@ class RuleSetState:
         by_rule = np.argsort(ki, kind="stable")
         rule_ptr = np.concatenate([[0], np.cumsum(np.bincount(ki, minlength=K))]).astype(np.int64)
         self.union_mode = union_count_mode(G) if pair_lists else "none"
-        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode, data.kernels)
+        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode,
+                                                                              data.kernels)
         if self.union_mode == "subsets" and self.sub_ptr is None:
             self.union_mode = "neighbours"  # a group has too many rules for its subsets
         min_shared = {"rules": 2, "neighbours": 1}.get(self.union_mode, 0)
@@ -129,7 +130,8 @@ class RuleSetState:
                 self.group_rule_ptr, self.group_rule_idx, rule_ptr, gi[by_rule].astype(np.int64), group_counts,
                 min_shared, self.union_mode == "rules")
         else:
-            self.union_counts = data.kernels.union_counts_cheapest(self.group_masks, group_counts, self.group_of, data.y)
+            self.union_counts = data.kernels.union_counts_cheapest(self.group_masks, group_counts, self.group_of,
+                                                                   data.y)
             self.nbr_ptr = self.nbr_idx = self.nbr_w = None
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
