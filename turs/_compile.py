@@ -319,7 +319,8 @@ def say_first_compile(n_cells: int) -> bool:
     if folder.path is not None:
         after = f"then they are cached in {folder.path} for every later fit and process"
     else:
-        after = "and again in every process: there is no compile cache (NUMBA_CACHE_DIR)"
+        why = "TURS_NUMBA_CACHE=0" if folder.reason == "off" else "no writable folder; set NUMBA_CACHE_DIR"
+        after = f"and again in every process: there is no compile cache ({why})"
     return _say_once("first compile", (
         f"turs: compiling the numba kernels for this machine before this fit ({n_cells:,} table cells; up to "
         f"{INTERPRETED_MAX_CELLS:,} run them as Python), {FIRST_COMPILE} once; {after}. "
