@@ -2,7 +2,7 @@
 
 numba compiles the module-level values a kernel reads (``MAX_SUBSET_RULES``, ``REGRET_LANES``,
 the union builds' cost constants ...) into its machine code, and its cache keys that code by
-the kernel's own source file only; ``turs/_core/_cache.py`` stamps every kernel with all the
+the kernel's own source file only; ``turs/_compile.py`` stamps every kernel with all the
 files the kernels are compiled from. These tests check that every such value is defined in a
 stamped file, that changing one changes the stamp, that no test changes such a value at run
 time (a compiled kernel would not see it), and that the package and the Makefile use one
@@ -118,13 +118,14 @@ def test_the_package_and_the_makefile_use_one_cache_folder(tmp_path):
     makefile = (ROOT / "Makefile").read_text()
     assert "NUMBA_CACHE_DIR ?= $(ROOT)/build/numba_cache" in makefile
     assert _cache.checkout_cache_dir() == str(ROOT / "build" / "numba_cache")
-    probe = ("import turs._core.overlap_groups as k; "
-             "print(k._group_subsets._cache._impl.locator.get_cache_path())")
+    # where numba put a kernel, and where turs._compile says the kernels are (its ready mark)
+    probe = ("import turs._core.overlap_groups as k, turs._compile as c; "
+             "print(k._group_subsets._cache._impl.locator.get_cache_path()); print(c.cache_dir())")
     env = {key: v for key, v in os.environ.items() if key != "NUMBA_CACHE_DIR"}
-    unset = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,
-                           check=True).stdout.strip()
-    assert Path(unset).parent == ROOT / "build" / "numba_cache"
+    unset, said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                                 cwd=tmp_path, check=True).stdout.split()
+    assert Path(unset).parent == ROOT / "build" / "numba_cache" and said == unset
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "elsewhere")
-    given = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, cwd=tmp_path,
-                           check=True).stdout.strip()
-    assert Path(given).parent == tmp_path / "elsewhere"
+    given, said = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env,
+                                 cwd=tmp_path, check=True).stdout.split()
+    assert Path(given).parent == tmp_path / "elsewhere" and said == given

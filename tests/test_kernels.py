@@ -14,8 +14,10 @@ _NO_TABLES = (*(np.zeros((0, 0), dtype=np.int64),) * 3, np.zeros(0, dtype=np.boo
 def _grow(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign, n_sub,
           log2_int, n_cuts=None, grp_ptr=None, grp_rules=None, n_rules=0, **options):
     """The growth kernel's driver on plain arrays (gathered into its records by ``growth_records``)."""
-    inputs, lists = growth_records(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr,
-                                   sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules)
+    inputs, lists = growth_records(
+        bins=bins, y=y, rows=rows, lo=lo, hi=hi, n_bins=n_bins, n_classes=C, group_local=gl, nbr_ptr=nbr_ptr,
+        nbr_idx=nbr_idx, nbr_w=nbr_w, union_counts=union, sub_ptr=sub_ptr, sub_idx=sub_idx, sub_sign=sub_sign,
+        n_sub=n_sub, log2_int=log2_int, grp_ptr=grp_ptr, grp_rules=grp_rules, n_rules=n_rules)
     return _grow_candidates(inputs, lists, n_cuts, **options)
 
 
@@ -287,9 +289,9 @@ def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     union = np.array([np.bincount(y[covers[:, masks[g]].any(axis=1)], minlength=C) for g in present], dtype=float)
     for mode in UNION_MODES:
         nbr_ptr, nbr_idx, nbr_w, ptr, idx, sign, n_sub = _union_lists(masks[present], mode)
-        args = (bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, ptr, idx, sign, n_sub,
-                _log2_table(len(y)))
-        records = growth_records(*args)
+        records = growth_records(bins=bins, y=y, rows=rows, lo=lo, hi=hi, n_bins=n_bins, n_classes=C, group_local=gl,
+                                 nbr_ptr=nbr_ptr, nbr_idx=nbr_idx, nbr_w=nbr_w, union_counts=union, sub_ptr=ptr,
+                                 sub_idx=idx, sub_sign=sign, n_sub=n_sub, log2_int=_log2_table(len(y)))
         for a, b in zip(_grow_candidates_serial(*records), _grow_candidates_parallel(*records)):
             np.testing.assert_array_equal(a, b)
 

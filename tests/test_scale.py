@@ -41,8 +41,10 @@ def _inputs(bins, y, rows, covers, C, mode):
 def _grow(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign, n_sub,
           log2_int, n_cuts=None, grp_ptr=None, grp_rules=None, n_rules=0, **options):
     """The growth kernel's driver on plain arrays (gathered into its records by ``growth_records``)."""
-    inputs, lists = gk.growth_records(bins, y, rows, lo, hi, n_bins, C, gl, nbr_ptr, nbr_idx, nbr_w, union, sub_ptr,
-                                   sub_idx, sub_sign, n_sub, log2_int, grp_ptr, grp_rules, n_rules)
+    inputs, lists = gk.growth_records(
+        bins=bins, y=y, rows=rows, lo=lo, hi=hi, n_bins=n_bins, n_classes=C, group_local=gl, nbr_ptr=nbr_ptr,
+        nbr_idx=nbr_idx, nbr_w=nbr_w, union_counts=union, sub_ptr=sub_ptr, sub_idx=sub_idx, sub_sign=sub_sign,
+        n_sub=n_sub, log2_int=log2_int, grp_ptr=grp_ptr, grp_rules=grp_rules, n_rules=n_rules)
     return gk._grow_candidates(inputs, lists, n_cuts, **options)
 
 

@@ -31,7 +31,7 @@ PACKAGE = "turs"
 #: itself and every ``p.*`` (``turs``, the package's ``__init__``, only itself); the longest
 #: pattern that matches a module decides its layer.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("foundations: settings, input checks, metrics, figure style", ("turs._config", "turs._validation", "turs._fit_control", "turs.metrics", "turs.style")),
+    ("foundations: settings, compile cache, input checks, metrics, figure style", ("turs._config", "turs._compile", "turs._validation", "turs._fit_control", "turs.metrics", "turs.style")),
     ("data and encoding", ("turs.datasets", "turs.encoding", "turs.rules")),
     ("kernels", ("turs._core",)),
     ("MDL", ("turs.mdl", "turs.parse", "turs.union_estimate")),
@@ -40,7 +40,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # import the estimator); the estimator's methods (without_rule, with_rule, to_json, ...)
     # delegate to them, so they sit directly below it.
     ("fitted-model operations: editing, model files", ("turs.edit", "turs.model_file", "turs._model_fields")),
-    ("estimator", ("turs.estimator", "turs._warmup", "turs")),
+    ("estimator", ("turs.estimator", "turs._warmup", "turs.__main__", "turs")),
     # What the harness asks of a learner; the competitors implement it, the harness runs them.
     ("adapter interface", ("turs.adapter",)),
     ("competitors", ("turs.competitors",)),

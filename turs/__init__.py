@@ -11,7 +11,8 @@ from .parse import ParsedRule, parse_rule
 from .rules import Condition, ElseRule, Rule
 from .trace import SearchTrace
 from ._warmup import warmup
+from ._compile import CompileWarning
 
 __all__ = ["TURSClassifier", "mdl_score", "MDLBreakdown", "Condition", "Rule", "ElseRule",
-           "SearchTrace", "warmup", "parse_rule", "ParsedRule", "compare"]
+           "SearchTrace", "warmup", "CompileWarning", "parse_rule", "ParsedRule", "compare"]
 __version__ = "0.1.0"

@@ -18,7 +18,7 @@ NUMBA_PARALLEL = os.environ.get("TURS_NUMBA_PARALLEL", "1") != "0"
 
 # ---------------------------------------------------------------- tuning constants of the kernels
 # Compiled into the kernels (numba freezes a module-level value at compile time): a change needs
-# a recompile, which the cache stamp of turs/_core/_cache.py makes; no test may monkeypatch them
+# a recompile, which the cache stamp of turs/_compile.py makes; no test may monkeypatch them
 # (tests/test_compile_cache.py).
 
 # the growth kernel's ``cum_union`` builds: the cheapest by the cost model below (auto), per row

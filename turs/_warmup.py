@@ -13,15 +13,16 @@ def warmup() -> float:
     Returns the seconds it took: the JIT compile time on a cold cache, the cache load time
     on a warm one. Call it once before timing fits. The fits here always compile, and the
     cache is then marked as holding every kernel, so that later fits use them
-    (``turs._core._cold_start``).
+    (``turs._compile``). ``python -m turs warmup`` runs it.
     """
-    from ._core import _cold_start
+    from ._compile import mark_ready
+    from ._core.kernels import compiled_kernels
 
     t = time.perf_counter()
-    with _cold_start.compiled_kernels():
+    with compiled_kernels():
         _compile_every_kernel()
     # fits on a cold cache run the kernels as Python until the cache says it holds them all
-    _cold_start.mark_ready()
+    mark_ready()
     return time.perf_counter() - t
 
 
@@ -49,10 +50,11 @@ def _compile_every_kernel() -> None:
     bins[:, 2:] = 1
     z = np.zeros(0, dtype=np.int64)
     growth._grow_candidates_parallel(*growth.growth_records(
-        bins, np.array([0, 1, 0, 1], dtype=np.int64), np.arange(4, dtype=np.int64),
-        np.zeros(2, dtype=np.int64), np.full(2, 2, dtype=np.int64), np.full(2, 2, dtype=np.int64), 2,
-        np.full(4, -1, dtype=np.int64), np.zeros(1, dtype=np.int64), z, np.zeros(0), np.zeros((0, 2)),
-        np.zeros(1, dtype=np.int64), z, np.zeros(0), 0, np.concatenate([[0.0], np.log2(np.arange(1, 5))])))
+        bins=bins, y=np.array([0, 1, 0, 1], dtype=np.int64), rows=np.arange(4, dtype=np.int64),
+        lo=np.zeros(2, dtype=np.int64), hi=np.full(2, 2, dtype=np.int64), n_bins=np.full(2, 2, dtype=np.int64),
+        n_classes=2, group_local=np.full(4, -1, dtype=np.int64), nbr_ptr=np.zeros(1, dtype=np.int64), nbr_idx=z,
+        nbr_w=np.zeros(0), union_counts=np.zeros((0, 2)), sub_ptr=np.zeros(1, dtype=np.int64), sub_idx=z,
+        sub_sign=np.zeros(0), n_sub=0, log2_int=np.concatenate([[0.0], np.log2(np.arange(1, 5))])))
     # the union counts by bit sets only run on rule sets with many overlap groups (a first fit of
     # 6,000 noisy rows compiled them mid-fit: 0.7 s in which Ctrl-C waits)
     one = np.array([0, 1, 3], dtype=np.int64)

@@ -16,7 +16,8 @@ from ._validation import _as_frame, _check_y, as_pandas
 from .encoding import FeatureEncoder
 from .mdl import MODEL_ENCODINGS, ColumnCache, cover_matrix, score_literals
 from .rules import Condition, ElseRule, Rule, print_digits_table
-from ._core._cold_start import kernels_for_fit, switch_when_ready
+from ._compile import compile_bar
+from ._core.kernels import kernels_for_fit, switch_when_ready
 from ._fit_control import fit_control
 from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .search.sampled import SampledSearch, sample_when_costly, uses_sample
@@ -251,9 +252,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         ValueError naming it and the column."""
         snapshot = dict(self.__dict__)
         try:
-            # on a cold compile cache a small table runs the kernels as Python, to the bit
-            # (turs._core._cold_start)
-            with kernels_for_fit(_table_cells(X)):
+            # the fit's kernel set: on a cold compile cache a small table runs the kernels as
+            # Python, to the bit (turs._core.kernels); a large one compiles them, and says so
+            with kernels_for_fit(_table_cells(X)) as kernels, compile_bar(kernels.compiling and self.verbose):
                 return self._fit(X, y, initial_rules)
         except BaseException:
             # Ctrl-C (KeyboardInterrupt) or any error: no half-fitted model is left behind; an

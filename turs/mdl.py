@@ -23,10 +23,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ._core._cold_start import kernels_for_fit
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
-from ._core.union_counts import union_counts_cheapest
-from ._core.regret import log2_regret_table
+from ._core.kernels import current, kernels_for_fit
 from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
 
@@ -285,7 +283,7 @@ def data_bits(covers: np.ndarray, y: np.ndarray, n_classes: int):
     counts = np.bincount(group[in_group] * n_classes + y[in_group], minlength=G * n_classes)
     counts = counts.reshape(G, n_classes)
     total = 0.0
-    for term in nll_bits(counts, union_counts_cheapest(masks, counts, group, y)):
+    for term in nll_bits(counts, current().union_counts_cheapest(masks, counts, group, y)):
         total += float(term)
     unc = group < 0
     else_counts = np.bincount(y[unc], minlength=n_classes)
@@ -330,7 +328,7 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary, model_encodin
     if covers is None:
         covers = cover_matrix(rules_literals, Xe, columns)
     dbits, group, masks, else_counts = data_bits(covers, y, n_classes)
-    table = log2_regret_table(n, n_classes)
+    table = current().log2_regret_table(n, n_classes)  # the kernels of the fit in this thread, if any
     rule_cov = covers.sum(axis=0)
     rule_regret = tuple(float(table[c]) for c in rule_cov)
     else_regret = float(table[int(else_counts.sum())])

@@ -82,6 +82,36 @@ class ScoringSettings(NamedTuple):
     min_split: int  # the authors' smallest uncovered part on each side of a cut
 
 
+class GrowthScores(NamedTuple):
+    """The valid growths of one base rule and their scores, as ``_finish_growths`` returns them:
+    one entry per growth (``m`` of them) unless said."""
+
+    feat: np.ndarray  # (m,) int64 the feature of the literal added or refined
+    lo: np.ndarray  # (m,) int64 its lowest bin
+    hi: np.ndarray  # (m,) int64 the bin past its highest
+    counts: np.ndarray  # (m, C) int64 class counts on S'
+    counts_unc: np.ndarray  # (m, C) int64 and on S' \ M
+    cov: np.ndarray  # (m,) int64 |S'|
+    cov_unc: np.ndarray  # (m,) int64 |S' \ M|
+    model: np.ndarray  # (m,) L(S') (Eq. 3.13-3.17)
+    value_op: np.ndarray  # (m,) the new or refined literal's L_value_op
+    has_refinement: bool  # some growth refines a literal of the base
+    later_k: np.ndarray  # (m, k) int64 the refined rule's new K_values (-1: unchanged)
+    later_vo: np.ndarray  # (m, k) and L_value_ops
+    total_after: np.ndarray  # (m,) L(D, M + S') (Eq. 3.20)
+    r: np.ndarray  # (m,) the learning speed score (Eq. 3.21)
+    R: np.ndarray  # (m,) the complementary score (Eq. 3.24)
+    local: np.ndarray  # (m,) bool passes the local test (Eq. 3.22)
+    aux_local: np.ndarray  # (m,) bool passes the local test on S \ M (Eq. 3.25)
+    bucket: np.ndarray  # (m,) int64 the patience bucket (Eq. 3.23)
+    aux_bucket: np.ndarray  # (m,) int64 the auxiliary beam's bucket (-1: no uncovered part)
+    splits_uncovered: np.ndarray  # (m,) bool the authors' smallest split on S \ M holds
+    split_bits: np.ndarray  # (m,) Eq. 3.22 with the split, in bits
+    split_bits_unc: np.ndarray  # (m,) Eq. 3.25 with the split
+    nml_base: float  # Eq. 3.22 without the split: the base's -log2 P_NML(y^S)
+    nml_base_unc: float  # Eq. 3.25 without the split: on S \ M
+
+
 @njit(cache=NUMBA_CACHE, nogil=True)
 def _score_candidates(counts, counts_unc, delta, model, model_score, l_split, base_counts, base_counts_unc, rule_set,
                       log2_regret, log2_int, absolute):
@@ -317,11 +347,8 @@ def _finish_growths(grown, base, rule_set, data, settings):
     (0, 0) arrays to build them from ``scan_rows``; ``later_k_known``, ``later_known``: see
     ``_placeholder_model_bits``.
 
-    Returns feat, lo, hi, counts, counts_unc, cov, cov_unc, model, value_op, has_refinement,
-    later_k, later_vo (m, k: the refined rule's new K_values / value_ops, -1 unchanged),
-    total_after, r, R, local_test, aux_local_test, bucket, aux_bucket (-1: no uncovered part),
-    splits_uncovered, and the two sides of the local tests (``_score_candidates``): split_bits,
-    split_bits_unc (per growth), nml_base, nml_base_unc (the base's).
+    Returns a :class:`GrowthScores` record: each growth's literal, counts, ``L(S')``, scores,
+    local tests and buckets, and the two sides of the local tests (``_score_candidates``).
 
     The records: ``grown`` the growth kernel's outputs (``turs._core.growth.GrowthOutputs``),
     ``base`` :class:`BaseRule`, ``rule_set`` :class:`RuleSetCounts`, ``data``
@@ -437,6 +464,6 @@ def _finish_growths(grown, base, rule_set, data, settings):
             if nbu > 0:
                 aux_bucket[i] = np.searchsorted(turs2_edges, cov_unc[i] / nbu)
                 splits_uncovered[i] = cov_unc[i] >= min_split and nbu - cov_unc[i] >= min_split
-    return (feat, lo, hi, cts, cts_unc, cov, cov_unc, model, value_op, n_ref > 0, later_k, later_vo,
-            total_after, r, R, local, aux_local, bucket, aux_bucket, splits_uncovered,
-            split_bits, split_bits_unc, nml_base, nml_base_unc)
+    return GrowthScores(feat, lo, hi, cts, cts_unc, cov, cov_unc, model, value_op, n_ref > 0, later_k, later_vo,
+                        total_after, r, R, local, aux_local, bucket, aux_bucket, splits_uncovered,
+                        split_bits, split_bits_unc, nml_base, nml_base_unc)

@@ -467,10 +467,11 @@ def _outputs(n_bins, C, S):
                          np.zeros(d, dtype=np.int64))
 
 
-def growth_records(bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
+def growth_records(*, bins, y, rows, lo, hi, n_bins, n_classes, group_local, nbr_ptr, nbr_idx, nbr_w, union_counts,
                    sub_ptr, sub_idx, sub_sign, n_sub, log2_int, grp_ptr=None, grp_rules=None, n_rules=0):
-    """The growth kernel's :class:`GrowthInputs` and ``OverlapLists`` from plain arrays (see
-    ``_grow_chunk_impl``), with the types the search passes (no rule lists: empty ones)."""
+    """The growth kernel's :class:`GrowthInputs` and ``OverlapLists`` from plain arrays, each
+    passed by its field's name (see ``_grow_chunk_impl``), with the types the search passes (no
+    rule lists: empty ones)."""
     if grp_ptr is None or n_rules == 0:
         grp_ptr, grp_rules, n_rules = np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), 0
     inputs = GrowthInputs(bins, y, rows, lo, hi, n_bins, int(n_classes), group_local, log2_int)

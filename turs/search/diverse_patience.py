@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._core.diverse_patience import _best_per_bucket, _bucket_winners_first_cover
+from .._core.kernels import current
 
 # ---------------------------------------------------------------- per-base selection
 def select_per_bucket(score: np.ndarray, buckets: np.ndarray, eligible: np.ndarray, width: int,
-            use_patience: bool) -> np.ndarray:
-    """Indices of the best eligible candidate per bucket (or the top-``width`` overall)."""
+            use_patience: bool, kernels=None) -> np.ndarray:
+    """Indices of the best eligible candidate per bucket (or the top-``width`` overall);
+    ``kernels``: the fit's (``SearchData.kernels``; default: this thread's fit's)."""
     if use_patience:
-        return _best_per_bucket(score, buckets, eligible, width)
+        return (kernels or current())._best_per_bucket(score, buckets, eligible, width)
     idx = np.flatnonzero(eligible & np.isfinite(score))
     return idx[np.argsort(-score[idx], kind="stable")][:width]
 
@@ -41,10 +42,10 @@ def select_per_bucket_turs2(g, score: np.ndarray, buckets: np.ndarray, eligible:
     vowels fold 3 of the reference check need this. A bucket has one winner, so the winners in
     bucket order are the buckets' winners as they lie, with no sort."""
     if not use_patience:
-        chosen = select_per_bucket(score, buckets, eligible, width, use_patience)
+        chosen = select_per_bucket(score, buckets, eligible, width, use_patience, data.kernels)
         return chosen[np.argsort(buckets[chosen], kind="stable")]
-    best = _bucket_winners_first_cover(score, buckets, eligible, width, g.cov, g.feat, g.lo, g.hi, data.bins,
-                                       g.base.rows)
+    best = data.kernels._bucket_winners_first_cover(score, buckets, eligible, width, g.cov, g.feat, g.lo, g.hi,
+                                                    data.bins, g.base.rows)
     return best[best >= 0]
 
 

@@ -10,11 +10,9 @@ import numpy as np
 
 from .. import _config
 from .._config import PATH_BITS
-from .._core.candidate_score import BaseRule, DataTables, RuleSetCounts, ScoringSettings, _finish_growths
-from .._core.growth import _grow_candidates, _grow_chunk_serial, feature_work, growth_records, n_slots
-from .._core.literal_cover import _rows_in_interval
-from .._core.overlap_groups import OverlapLists, _localize_groups
-from .._core.score_base import _list_lengths, _score_base
+from .._core.candidate_score import BaseRule, DataTables, RuleSetCounts, ScoringSettings
+from .._core.growth import feature_work, n_slots
+from .._core.overlap_groups import OverlapLists
 from .._fit_control import checkpoint
 from .state import RuleSetState, SearchData, local_neighbours, local_rules, local_subsets
 
@@ -133,7 +131,7 @@ class Growths:
             lits.append((j, a, b))
             vops.append(float(self.value_op[i]))
             kvs.append(int(self._k_new[j]))
-        rows = _rows_in_interval(data.bins[j], base.rows, a, b) if with_rows else None
+        rows = data.kernels._rows_in_interval(data.bins[j], base.rows, a, b) if with_rows else None
         return Candidate(
             tuple(lits), tuple(vops), tuple(kvs), rows, self.counts[i].copy(),
             self.counts_unc[i].copy(), float(self.model_bits[i]), float(self.r[i]),
@@ -173,7 +171,8 @@ class GrowthCall:
                  serial: bool = False, tested_only: bool = False):
         data = state.data
         self.base, self.state, self.serial = base, state, serial
-        present, gl = self.present, self.gl = _localize_groups(state.group_of, base.rows, len(state.group_masks))
+        present, gl = self.present, self.gl = data.kernels._localize_groups(state.group_of, base.rows,
+                                                                            len(state.group_masks))
         self.tested_only = tested_only and len(present) > 0  # the kernel tests only where it has groups
         k = len(base.literals)
         base_counts = self.base_counts = base.counts.astype(np.int64, copy=False)
@@ -211,8 +210,8 @@ class GrowthCall:
             if BETWEEN_KERNEL_CALLS is not None:
                 BETWEEN_KERNEL_CALLS()
             data_t, lists, base_t, rule_set, settings = self.records
-            return _score_base(data_t, lists, base_t, self.present, self.gl, rule_set, settings, self.path,
-                               self.tested_only)
+            return data.kernels._score_base(data_t, lists, base_t, self.present, self.gl, rule_set, settings,
+                                            self.path, self.tested_only)
         present, tested_only = self.present, self.tested_only
         union = state.union_counts[present]
         sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
@@ -220,34 +219,34 @@ class GrowthCall:
         lo, hi = base.intervals(data)
         grp_ptr, grp_rules = local_rules(state, present)
         need = np.zeros(n_slots(data.n_bins, data.max_bins), dtype=np.bool_) if tested_only else None
-        inputs, lists = growth_records(data.bins, data.y, base.rows, lo, hi, data.n_bins, data.n_classes, self.gl,
-                                       nbr_ptr, nbr_idx, nbr_w, union, sub_ptr, sub_idx, sub_sign, n_sub, data.log2_int,
-                                       grp_ptr, grp_rules, state.K)
-        grown = _grow_candidates(
+        kernels = data.kernels
+        inputs, lists = kernels.growth_records(
+            bins=data.bins, y=data.y, rows=base.rows, lo=lo, hi=hi, n_bins=data.n_bins, n_classes=data.n_classes,
+            group_local=self.gl, nbr_ptr=nbr_ptr, nbr_idx=nbr_idx, nbr_w=nbr_w, union_counts=union, sub_ptr=sub_ptr,
+            sub_idx=sub_idx, sub_sign=sub_sign, n_sub=n_sub, log2_int=data.log2_int, grp_ptr=grp_ptr,
+            grp_rules=grp_rules, n_rules=state.K)
+        grown = kernels._grow_candidates(
             inputs, lists, data.n_cuts_total, path=self.path, between_calls=BETWEEN_KERNEL_CALLS,
-            kernel=_grow_chunk_serial if self.serial else None, need=need,
+            kernel=kernels._grow_chunk_serial if self.serial else None, need=need,
             local_tests=(data.log2_regret, self.base_counts, self.base_unc, data.log2_d, data.binary,
                          *self.split_code) if tested_only else None, max_bins=data.max_bins)
         if tested_only:  # the kernel marked (and counted) the growths that pass a local test
             grown.valid[:] &= need
         data_t, _, base_t, rule_set, settings = self.records
-        return grown.k_split, _finish_growths(grown, base_t, rule_set, data_t, settings)
+        return grown.k_split, kernels._finish_growths(grown, base_t, rule_set, data_t, settings)
 
     def finish(self, result: tuple) -> Growths | None:
         """The base's :class:`Growths` from :meth:`run`'s result (None: no growth)."""
-        k_split, out = result
+        k_split, out = result  # out: a GrowthScores record (turs._core.candidate_score)
         base = self.base
-        (feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op, has_ref, later_k, later_vo,
-         total_after, r, R, local, aux_local, bucket, aux_bucket, splits, split_bits, split_bits_unc, nml_base,
-         nml_base_unc) = out
         self.state.data.prefix_tables.note_cover(base.literals, base.rows)
-        if feat.size == 0:
+        if out.feat.size == 0:
             return None
-        if not has_ref:
-            later_k = later_vo = None
-        g = Growths(base, feat, new_lo, new_hi, counts, counts_unc, cov, cov_unc, model, value_op,
-                    later_k, later_vo, total_after, r, R, local, aux_local, bucket, aux_bucket,
-                    splits if self.turs2 else None, split_bits, split_bits_unc, float(nml_base), float(nml_base_unc))
+        later_k, later_vo = (out.later_k, out.later_vo) if out.has_refinement else (None, None)
+        g = Growths(base, out.feat, out.lo, out.hi, out.counts, out.counts_unc, out.cov, out.cov_unc, out.model,
+                    out.value_op, later_k, later_vo, out.total_after, out.r, out.R, out.local, out.aux_local,
+                    out.bucket, out.aux_bucket, out.splits_uncovered if self.turs2 else None, out.split_bits,
+                    out.split_bits_unc, float(out.nml_base), float(out.nml_base_unc))
         g._k_new = k_split
         return g
 
@@ -352,7 +351,7 @@ def _fits_one_call(base: Candidate, present: np.ndarray, lists: tuple, state: Ru
     data = state.data
     P = len(present)
     m = base.rows.shape[0]
-    n_nbr, n_sub, n_rules = _list_lengths(present, lists)
+    n_nbr, n_sub, n_rules = data.kernels._list_lengths(present, lists)
     per_feature = feature_work(m, P, (n_nbr + n_sub) / max(P, 1), n_rules if state.K else 0, data.max_bins,
                                data.n_classes, 2 * (data.max_bins - 1))
     if per_feature * data.d > _config.MAX_CALL_WORK:

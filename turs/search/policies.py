@@ -109,7 +109,7 @@ class ThesisPolicy(BeamPolicy):
         return settings.use_auxiliary_beam and state.K > 0
 
     def select(self, g, score, bucket, eligible, settings, data):
-        return select_per_bucket(score, bucket, eligible, settings.beam_width, settings.use_patience)
+        return select_per_bucket(score, bucket, eligible, settings.beam_width, settings.use_patience, data.kernels)
 
     def reduce(self, proposals, width, settings, build):
         return [build(g, i) for *_, g, i in reduce_by_coverage(proposals, width, settings.use_patience)]

@@ -17,8 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _config
-from .._core.literal_cover import _rows_in_interval
-from .._core.refinement import _bin_extremes, _pair_extremes
 
 
 _NO_TABLES = np.zeros((0, 0), dtype=np.int64)
@@ -41,6 +39,7 @@ class PrefixTables:
         # the data's arrays, not the data: no reference cycle, so the caches go with the fit
         self.bins, self.bin_min, self.bin_max = data.bins, data.bin_min, data.bin_max
         self._rows_by_bin, self._bin_ptr = data.rows_by_bin, data.bin_ptr
+        self._fit_kernels = data.fit_kernels  # the fit's kernel set (turs._core.kernels)
         self.max_b = data.max_bins
         self.cache_bytes = _config.CACHE_BYTES if cache_bytes is None else cache_bytes
         self._rows: dict = {}  # literal prefix -> the rows satisfying it
@@ -71,7 +70,7 @@ class PrefixTables:
             if len(prefix) == 1:
                 return rows_in_bins(self._rows_by_bin, self._bin_ptr, *prefix[0])
             j, a, b = prefix[-1]
-            out = _rows_in_interval(self.bins[j], self.rows(prefix[:-1]), a, b)
+            out = self._fit_kernels.kernels._rows_in_interval(self.bins[j], self.rows(prefix[:-1]), a, b)
             self._keep(self._rows, prefix, out, out.nbytes)
         return out
 
@@ -90,7 +89,7 @@ class PrefixTables:
         if packed is not None:
             return packed
         feats = np.array([lit[0] for lit in head], dtype=np.int64)
-        tmin, tmax = _pair_extremes(self.bins, feats, key[1], self.rows(head), self.max_b)
+        tmin, tmax = self._fit_kernels.kernels._pair_extremes(self.bins, feats, key[1], self.rows(head), self.max_b)
         self.misses += 1
         if k > 2:
             before = self.tables(head)
@@ -121,7 +120,7 @@ class PrefixTables:
                     continue
                 ext = self._extremes.get((prefix, f))
                 if ext is None:
-                    ext = _bin_extremes(self.bins, f, self.rows(prefix))
+                    ext = self._fit_kernels.kernels._bin_extremes(self.bins, f, self.rows(prefix))
                     self._keep(self._extremes, (prefix, f), ext, 64)
                 if ext[1] >= 0:
                     later_k[p, q] = ext[1] - ext[0]

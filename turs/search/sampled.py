@@ -47,7 +47,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _config
-from .._core.bitmaps import _all_rows_bitmap, _at_least_bitmaps, _bin_extremes_of_bitmap, _bitmap_rows, _in_interval
 from ..mdl import literal_value_op_bits
 from .growths import Candidate
 from .state import RuleSetState, SearchData
@@ -170,10 +169,11 @@ class SampledSearch:
         words a literal), kept with each ``K_value`` across calls (a search's candidates share
         their first literals, and so do the searches of a fit), ``PREFIX_CACHE_BYTES`` at most."""
         data = self.full
+        kernels = data.kernels
         cache = self._prefixes
         words = cache.get(())
         if words is None:
-            words = _all_rows_bitmap(data.n)
+            words = kernels._all_rows_bitmap(data.n)
             self._remember(cache, (), words, words.nbytes)
         value_ops, k_values = [], []
         for q, (j, a, b) in enumerate(c.literals):
@@ -186,7 +186,7 @@ class SampledSearch:
                     if q == 0:  # over all rows
                         kv = int(data.bin_max[j] - data.bin_min[j]) if data.n else 0
                     else:
-                        lo, hi = _bin_extremes_of_bitmap(words, self._feature_bitmaps(cache, j))
+                        lo, hi = kernels._bin_extremes_of_bitmap(words, self._feature_bitmaps(cache, j))
                         kv = hi - lo if hi >= 0 else 0
                     self._remember(cache, key, kv, 64)
                 two = a > 0 and b < data.n_bins[j]
@@ -199,10 +199,10 @@ class SampledSearch:
             key = c.literals[:q + 1]
             nxt = cache.get(key)
             if nxt is None:
-                nxt = _in_interval(words, self._feature_bitmaps(cache, j), a, b)
+                nxt = kernels._in_interval(words, self._feature_bitmaps(cache, j), a, b)
                 self._remember(cache, key, nxt, nxt.nbytes)
             words = nxt
-        rows = _bitmap_rows(words)
+        rows = kernels._bitmap_rows(words)
         if rows.size == 0:
             return None
         k = len(c.literals)
@@ -218,7 +218,7 @@ class SampledSearch:
         key = ("bins", j)
         out = cache.get(key)
         if out is None:
-            out = _at_least_bitmaps(self.full.bins[j], int(self.full.n_bins[j]))
+            out = self.full.kernels._at_least_bitmaps(self.full.bins[j], int(self.full.n_bins[j]))
             self._remember(cache, key, out, out.nbytes)
         return out
 

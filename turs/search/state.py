@@ -11,10 +11,7 @@ import numpy as np
 
 from .. import _config
 from .._core.codes import log2_factorial, universal_integer_code
-from .._core.overlap_groups import (_group_subsets, _local_neighbours, _local_rule_lists,
-                                    _local_subsets, _shared_rule_pairs, _split_cover_by_group)
-from .._core.union_counts import union_counts_cheapest
-from .._core.regret import log2_regret_table
+from .._core.kernels import Kernels, current, for_this_fit
 from ..mdl import (check_model_encoding, model_code_bits, nll_bits, overlap_groups, overlap_groups_with,
                    rule_header_bits, total_bits)
 from . import local_test
@@ -33,9 +30,12 @@ class SearchData:
     model_encoding: str = "thesis"  # see turs.mdl.literal_value_op_bits
 
     def __post_init__(self):
+        # the fit's kernel set, compiled or as Python (turs._core.kernels), for every kernel call
+        # of the search on this data, in any thread
+        self.fit_kernels = for_this_fit()
         self.turs2 = check_model_encoding(self.model_encoding) == 1
         self.d, self.n = self.bins.shape
-        self.log2_regret = log2_regret_table(self.n, self.n_classes)
+        self.log2_regret = self.kernels.log2_regret_table(self.n, self.n_classes)
         self.log2_d = math.log2(self.d)
         self.n_cuts_total = int(np.maximum(self.n_bins - 1, 0).sum())
         self.max_bins = int(self.n_bins.max(initial=1))  # the most bins of a column (kernel slots, tables)
@@ -55,6 +55,11 @@ class SearchData:
             counts[j, 1:] = np.bincount(self.bins[j], minlength=counts.shape[1] - 1)[: counts.shape[1] - 1]
         self.bin_ptr = np.cumsum(counts, axis=1)
         self.prefix_tables = PrefixTables(self)  # refinement tables, once per literal prefix
+
+    @property
+    def kernels(self) -> Kernels:
+        """The kernels this fit calls now (:class:`turs._core.kernels.Kernels`)."""
+        return self.fit_kernels.kernels
 
     def header_bits(self, k: int) -> tuple[float, float]:
         """``rule_header_bits`` for ``k`` and ``k + 1`` literals (0 for none, inf beyond ``d``),
@@ -115,16 +120,18 @@ class RuleSetState:
         by_rule = np.argsort(ki, kind="stable")
         rule_ptr = np.concatenate([[0], np.cumsum(np.bincount(ki, minlength=K))]).astype(np.int64)
         self.union_mode = union_count_mode(G) if pair_lists else "none"
-        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode)
+        self.sub_ptr, self.sub_idx, self.sub_sign, self.n_sub = union_subsets(self.group_masks, self.union_mode,
+                                                                              data.kernels)
         if self.union_mode == "subsets" and self.sub_ptr is None:
             self.union_mode = "neighbours"  # a group has too many rules for its subsets
         min_shared = {"rules": 2, "neighbours": 1}.get(self.union_mode, 0)
         if pair_lists and self.union_mode != "bits":
-            self.union_counts, self.nbr_ptr, self.nbr_idx, self.nbr_w = _shared_rule_pairs(
+            self.union_counts, self.nbr_ptr, self.nbr_idx, self.nbr_w = data.kernels._shared_rule_pairs(
                 self.group_rule_ptr, self.group_rule_idx, rule_ptr, gi[by_rule].astype(np.int64), group_counts,
                 min_shared, self.union_mode == "rules")
         else:
-            self.union_counts = union_counts_cheapest(self.group_masks, group_counts, self.group_of, data.y)
+            self.union_counts = data.kernels.union_counts_cheapest(self.group_masks, group_counts, self.group_of,
+                                                                   data.y)
             self.nbr_ptr = self.nbr_idx = self.nbr_w = None
         self.uncovered = self.group_of < 0
         self.else_counts = np.bincount(data.y[self.uncovered], minlength=C)
@@ -149,10 +156,11 @@ class RuleSetState:
         rule: the group's union's plus the rule's minus those of the rule's rows in the group's
         union (its rows whose group shares a rule with it,
         :func:`~turs._core.union_counts.union_counts_cheapest` over the present groups)."""
-        present, inside, local, y_inside, in_rule, rule_counts = _split_cover_by_group(
+        kernels = self.data.kernels
+        present, inside, local, y_inside, in_rule, rule_counts = kernels._split_cover_by_group(
             self.group_of, self.data.y, rule.rows, len(self.group_masks), self.data.n_classes)
         union_with_rule = (self.union_counts[present] + rule_counts
-                           - union_counts_cheapest(self.group_masks[present], in_rule, local, y_inside))
+                           - kernels.union_counts_cheapest(self.group_masks[present], in_rule, local, y_inside))
         return inside, present, local, in_rule, rule_counts, union_with_rule
 
     def total_with(self, rule) -> float:
@@ -266,7 +274,7 @@ def union_count_mode(n_groups: int) -> str:
     return _config.UNION_COUNTS
 
 
-def union_subsets(masks: np.ndarray, mode: str):
+def union_subsets(masks: np.ndarray, mode: str, kernels: Kernels | None = None):
     """The rule-subset lists of each overlap group for a union-count ``mode`` (``(ptr, idx,
     sign, n_subsets)``, or Nones when the mode uses none): its single rules (``"rules"``), or
     every non-empty subset with the inclusion-exclusion sign (``"subsets"``,
@@ -276,11 +284,11 @@ def union_subsets(masks: np.ndarray, mode: str):
         idx = np.nonzero(masks)[1].astype(np.int64)
         return ptr, idx, np.ones(len(idx)), masks.shape[1]
     if mode == "subsets":
-        return group_subsets(masks)
+        return group_subsets(masks, kernels)
     return None, None, None, 0
 
 
-def group_subsets(masks: np.ndarray):
+def group_subsets(masks: np.ndarray, kernels: Kernels | None = None):
     """CSR lists of the non-empty subsets of each overlap group's rules, with signs.
 
     ``counts(S' outside the union of g's rules)`` follows by inclusion-exclusion from the
@@ -293,7 +301,7 @@ def group_subsets(masks: np.ndarray):
         return np.zeros(1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
     if masks.sum(axis=1).max() > _config.MAX_RULES_FOR_SUBSETS:
         return None, None, None, 0
-    return _group_subsets(np.ascontiguousarray(masks, dtype=np.bool_))
+    return (kernels or current())._group_subsets(np.ascontiguousarray(masks, dtype=np.bool_))
 
 
 def local_neighbours(state: "RuleSetState", present: np.ndarray):
@@ -301,18 +309,19 @@ def local_neighbours(state: "RuleSetState", present: np.ndarray):
     groups and renumbered locally (CSR ``ptr, idx, w``)."""
     if len(present) == 0 or state.nbr_ptr is None:
         return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0)
-    return _local_neighbours(state.nbr_ptr, state.nbr_idx, state.nbr_w, present, len(state.group_masks))
+    return state.data.kernels._local_neighbours(state.nbr_ptr, state.nbr_idx, state.nbr_w, present,
+                                                len(state.group_masks))
 
 
 def local_rules(state: "RuleSetState", present: np.ndarray):
     """The rule lists of the groups ``present`` (CSR ``ptr, rules``), for the bit-set build of
     the growth kernel's union counts."""
-    return _local_rule_lists(state.group_rule_ptr, state.group_rule_idx, present)
+    return state.data.kernels._local_rule_lists(state.group_rule_ptr, state.group_rule_idx, present)
 
 
 def local_subsets(state: "RuleSetState", present: np.ndarray):
     """The subset lists of the groups ``present``, renumbered locally."""
     if state.sub_ptr is None or len(present) == 0:
         return np.zeros(len(present) + 1, np.int64), np.zeros(0, np.int64), np.zeros(0), 0
-    return _local_subsets(state.sub_ptr, state.sub_idx, state.sub_sign, present, state.n_sub)
+    return state.data.kernels._local_subsets(state.sub_ptr, state.sub_idx, state.sub_sign, present, state.n_sub)
 
