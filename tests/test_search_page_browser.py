@@ -8,7 +8,12 @@ hold markup. Tested: stepping with the buttons and the keys (the same keys as th
 picture following the selected candidate (its box on its columns, the rows it covers), a deep
 link, predict-then-reveal with its score kept in the browser, the local test with both sides, the
 notebook iframe (``srcdoc``), no script from the data (a dialog listener), no text under 14 px and
-no sideways scrolling at 1280x720. Screenshots go to build/test-artifacts/search_page_*.png.
+no sideways scrolling at 1280x720. What the page teaches, on wine, iris, breast cancer and the
+blockade (several at 1280x720 and 1400x900): the reveal (the winner marked, r worked out for the
+pick and the winner), a near-tie too close to call, PageDown revealing then stepping, the
+selected row in view, axes that hold still, every beam candidate drawn, tables sorted as
+captioned, why a row gets its probabilities, the SVG export, and extreme columns. Screenshots go
+to build/test-artifacts/search_page_*.png.
 
 Without /usr/bin/chromium (or playwright) the tests are skipped, saying why, unless
 TURS_REQUIRE_BROWSER=1, where that is a failure. Where Debian's Firefox is installed
@@ -520,6 +525,10 @@ def test_the_reveal_marks_the_winner_and_works_out_r(pages, sized):
     assert f"your pick #{pick + 1}" in compare and f"the winner #{winner + 1}" in compare
     for c in (beam[pick], beam[winner]):
         assert _worked(s["mdl_before"], c) + f"{c['r']:.4g}" in compare
+    assert "bits without the split" not in compare  # the local-test question is still open
+    page.click(".tp-answer-pass")
+    compare = page.inner_text(".tp-compare")
+    for c in (beam[pick], beam[winner]):  # then both sides of the local test, for both
         b = c["local_test_bits"]
         assert f"{b['bits_without_split']:.2f} bits without the split" in compare and f"{b['bits_with_split']:.2f} with it" in compare
     # r = (L before - L after) / rows newly covered is the recorded r

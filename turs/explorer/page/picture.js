@@ -128,7 +128,11 @@
       var rect = g.getBoundingClientRect(), k = W / rect.width;
       var x = (e.clientX - rect.left) * k, y = (e.clientY - rect.top) * k, best = null, bd = 144;
       drawn.forEach(function (d) { var dd = (d[1] - x) * (d[1] - x) + (d[2] - y) * (d[2] - y); if (dd < bd) { bd = dd; best = d[0]; } });
-      if (best !== null) { S.point = {row: best}; S.tab = "predict"; render(); }
+      if (best !== null) {
+        S.point = {row: best}; S.tab = "predict"; render();
+        var panel = app.querySelector(".tp-why-point");  // the steps, on screen
+        if (panel && panel.scrollIntoView) panel.scrollIntoView({block: "nearest"});
+      }
     });
     return g;
   }

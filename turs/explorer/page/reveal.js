@@ -122,7 +122,7 @@
     return bits(b.bits_without_split) + " bits without the split " + (b.bits_without_split > b.bits_with_split ? ">" : "\u2264") + " " +
       bits(b.bits_with_split) + " with it: " + (b.passed ? "passes" : "fails");
   }
-  function compareTable(cols) {  // cols: [[heading, candidate], ...]
+  function compareTable(cols, withTest) {  // cols: [[heading, candidate], ...]; withTest: the local test's row too
     var before = search(S.k).mdl_before;
     var rows = [
       ["rule", function (c) { return conds(c); }],
@@ -130,7 +130,7 @@
       ["L(D, M + S) with it, bits", function (c) { return bits(c.mdl_after); }],
       ["rows it newly covers, |S \u2216 M|", function (c) { return num(c.coverage_uncovered); }],
       ["r = (before \u2212 with it) / newly covered", function (c) { return rWorked(c); }],
-      ["local test (Eq. 3.22)", function (c) { return testSides(c.local_test_bits); }]];
+      ["local test (Eq. 3.22)", function (c) { return testSides(c.local_test_bits); }]].slice(0, withTest ? 6 : 5);
     return table("tp-compare", [el("th", {class: "tp-cond"}, "")].concat(cols.map(function (h) { return el("th", {class: "tp-cond"}, h[0]); })),
       rows.map(function (r) {
         return el("tr", null, el("td", {class: "tp-cond"}, r[0]), cols.map(function (h) { return el("td", {class: "tp-cond"}, r[1](h[1])); }));
@@ -142,7 +142,8 @@
     var words = "The winner of this iteration is #" + (w + 1) + ", marked \u2714 in the table (\u2605 marks the rule the whole search returned). ";
     words += other === a.picked ? "Your pick, #" + (other + 1) + ", beside it:" : (a.revealed ? "" : "You picked it. ") + "Beside it the next best, #" + (other + 1) + ":";
     return el("div", {class: "tp-reveal"}, el("div", null, words),
-      compareTable([[other === a.picked ? "your pick #" + (other + 1) : "next best #" + (other + 1), beam[other]], ["the winner #" + (w + 1), beam[w]]]));
+      compareTable([[other === a.picked ? "your pick #" + (other + 1) : "next best #" + (other + 1), beam[other]], ["the winner #" + (w + 1), beam[w]]],
+        !pending()));  // the test's sides wait while the local-test question is open
   }
   function testReveal(t) {
     var b = t.cand.local_test_bits;
