@@ -709,6 +709,10 @@ def test_extreme_columns_draw(pages, offline):
     assert len(cx) == len(pages["Xe"]) and not any("NaN" in v for v in cx)
     xs = [float(v.split(",")[0]) for v in cx]
     assert max(xs) - min(xs) > 200  # spread across the picture, not piled up
+    ticks = page.locator("svg.tp-plot text").evaluate_all("ts => ts.map(t => t.textContent)")
+    wide = pages["Xe"]["wide"]
+    assert f"{wide.max():.4g}" in ticks and f"{wide.min():.4g}" in ticks  # the data's ends, 4 digits
+    assert max(len(t) for t in ticks if t[:1] in "-0123456789") <= 10
     assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
     shot(page, "extreme_columns")
 

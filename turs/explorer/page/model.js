@@ -44,6 +44,7 @@
   function num(v, digits) {
     if (v === null || v === undefined || (typeof v === "number" && !isFinite(v))) return "\u2013";
     if (typeof v !== "number") return String(v);
+    if (Math.abs(v) >= 1e15) return Number(v.toPrecision(digits || 4)).toString();  // 1.7e+308, not 309 digits
     if (Number.isInteger(v)) return v.toLocaleString("en");
     return Number(v.toPrecision(digits || 4)).toString();
   }

@@ -61,7 +61,8 @@
     // axes and ticks
     add(g, svg("rect", {x: m.l, y: m.t, width: W - m.l - m.r, height: H - m.t - m.b, fill: "none", stroke: "#999"}));
     function axis(col, r, horizontal) {
-      var c = D.columns[col], tk = c.kind === "categorical" ? c.levels.map(function (_, i) { return i; }) : ticks(r[0], r[1], 5);
+      var c = D.columns[col], tk = c.kind === "categorical" ? c.levels.map(function (_, i) { return i; }) :
+        isFinite(r[1] - r[0]) ? ticks(r[0], r[1], 5) : c.range.slice();  // wider than a double: the data's ends
       var every = Math.max(1, Math.ceil(tk.length / (horizontal ? 6 : 10)));
       var long = c.kind === "categorical" && c.levels.some(function (lv) { return String(lv).length > 5; });
       tk.forEach(function (v, i) {
@@ -72,7 +73,10 @@
           if (long) {  // a long level name goes inside the plot, along its strip, whole
             add(g, svg("text", {x: sx(v) - 4, y: H - m.b - 6, transform: "rotate(-90 " + (sx(v) - 4) + " " + (H - m.b - 6) + ")",
               stroke: "#fff", "stroke-width": 4, "paint-order": "stroke", class: "tp-level"}, label));
-          } else add(g, svg("text", {x: sx(v), y: H - m.b + 20, "text-anchor": "middle"}, label));
+          } else {  // a label that would pass the picture's edge is anchored at its tick's side
+            var half = String(label).length * 4.5, anchor = sx(v) + half > W ? "end" : sx(v) - half < 0 ? "start" : "middle";
+            add(g, svg("text", {x: sx(v), y: H - m.b + 20, "text-anchor": anchor}, label));
+          }
         } else if (long) {
           add(g, svg("line", {x1: m.l - 5, x2: m.l, y1: sy(v), y2: sy(v), stroke: "#555"}));
           add(g, svg("text", {x: m.l + 4, y: sy(v + 0.36), stroke: "#fff", "stroke-width": 4, "paint-order": "stroke", class: "tp-level"}, label));
@@ -83,10 +87,10 @@
       });
     }
     axis(cx, rx, true); axis(cy, ry, false);
-    function short(name) { return name.length > 48 ? name.slice(0, 47) + "\u2026" : name; }  // the whole name is in the axis menu
-    add(g, svg("text", {x: (W + m.l) / 2, y: H - 6, "text-anchor": "middle", class: "tp-xlabel"}, short(X.name)));
+    function short(name, n) { return name.length > n ? name.slice(0, n - 1) + "\u2026" : name; }  // the whole name is in the axis menu
+    add(g, svg("text", {x: (W + m.l) / 2, y: H - 6, "text-anchor": "middle", class: "tp-xlabel"}, short(X.name, 40)));
     add(g, svg("text", {x: 14, y: (H - m.b + m.t) / 2, "text-anchor": "middle", class: "tp-ylabel",
-      transform: "rotate(-90 14 " + (H - m.b + m.t) / 2 + ")"}, short(Y.name)));
+      transform: "rotate(-90 14 " + (H - m.b + m.t) / 2 + ")"}, short(Y.name, 30)));
     // points
     var cand = selected(), lits = cand ? exactLits(cand) : null, pts = svg("g", {class: "tp-points"});
     var nCovered = 0, drawn = [];
