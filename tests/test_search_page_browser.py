@@ -550,6 +550,9 @@ def test_a_near_tie_is_too_close_to_call(pages, sized):
     assert text.startswith("Too close to call")
     assert f"#{order[0] + 1} and #{order[1] + 1}" in page.inner_text(".tp-predict")
     assert page.locator(".tp-lock").count() == 0  # no prediction asked
+    before = pages["wine"].trace_.searches[0]["mdl_before"]
+    compare = page.inner_text(".tp-compare")  # both worked out: the difference is in the third decimal
+    assert _worked(before, beam[order[0]]) + "1.764" in compare and _worked(before, beam[order[1]]) + "1.763" in compare
     assert not page.inner_text(".tp-predict .tp-q:not(.tp-close-call)").startswith("Which candidate")
     shot(page, f"close_call_{sized.size['width']}")
 

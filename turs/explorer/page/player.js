@@ -4,7 +4,8 @@
   function show(k, it, sel, keepAxes) {
     S.k = Math.max(0, Math.min(k, T.searches.length - 1));
     S.it = Math.max(0, Math.min(it, Math.max(iters(S.k).length, 1) - 1));
-    S.sel = sel === undefined ? (S.predict && candQuestion(S.k, S.it) && !memory.answers[candQuestion(S.k, S.it).key] ? null : defaultSel(S.k, S.it)) : sel;
+    var q = candQuestion(S.k, S.it);  // an open "which candidate wins" question starts with nothing selected
+    S.sel = sel === undefined ? (S.predict && q && !q.close && !memory.answers[q.key] ? null : defaultSel(S.k, S.it)) : sel;
     if (!keepAxes) follow(selected());
     render();
   }

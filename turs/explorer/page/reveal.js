@@ -73,7 +73,8 @@
       add(box, el("div", {class: "tp-q tp-close-call"}, "Too close to call: no prediction at this step."),
         el("div", null, "The top two candidates, #" + (q.close.first + 1) + " and #" + (q.close.second + 1) + ", differ in r by less than 0.5 % (" +
           num(beam[q.close.first].r, 4) + " against " + num(beam[q.close.second].r, 4) + "): the search keeps the first, but the data hardly prefer it. " +
-          "Compare them with the r line under the table."));
+          "Their numbers:"),
+        compareTable([["#" + (q.close.first + 1) + " (kept)", beam[q.close.first]], ["#" + (q.close.second + 1), beam[q.close.second]]], !p));
     }
     if (!p) {
       var t = testQuestion(S.k, S.it);
