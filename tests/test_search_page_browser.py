@@ -571,8 +571,8 @@ def test_growing_from_a_non_winner_is_said_and_lineage_explained(pages, sized):
     assert marks.bounding_box()["y"] + marks.bounding_box()["height"] <= sized.size["height"]  # above the fold
 
 
-def test_pagedown_reveals_then_steps_in_predict_mode(pages, offline):
-    page = offline.open(pages["dir"] / "wine.html", "#search=1&iteration=2")
+def test_pagedown_reveals_then_steps_in_predict_mode(pages, sized):
+    page = sized.open(pages["dir"] / "wine.html", "#search=1&iteration=2")
     page.keyboard.press("p")
     assert page.locator(".tp-lock").count() == 1
     page.keyboard.press("PageDown")  # a presenter's remote: reveal the candidate question
@@ -606,8 +606,8 @@ def test_the_selected_row_is_always_in_view(pages, sized):
     shot(page, f"selected_in_view_{sized.size['width']}")
 
 
-def test_two_column_axes_hold_still(pages, offline):
-    page = offline.open(pages["dir"] / "blockade.html", "#search=1&iteration=1")
+def test_two_column_axes_hold_still(pages, sized):
+    page = sized.open(pages["dir"] / "blockade.html", "#search=1&iteration=1")
     def axes():
         return (page.eval_on_selector(".tp-axis-x", "e => e.selectedOptions[0].textContent"),
                 page.eval_on_selector(".tp-axis-y", "e => e.selectedOptions[0].textContent"))
@@ -643,9 +643,9 @@ def test_every_candidate_of_the_beam_is_drawn_faintly(pages, offline):
 
 
 # ----------------------------------------------------------------------- teaching: the tables
-def test_tables_are_ordered_as_their_captions_say_and_sortable(pages, offline):
+def test_tables_are_ordered_as_their_captions_say_and_sortable(pages, sized):
     beam = pages["wine"].trace_.searches[0]["iterations"][0]["main_beam"]
-    page = offline.open(pages["dir"] / "wine.html", "#search=1&iteration=1")
+    page = sized.open(pages["dir"] / "wine.html", "#search=1&iteration=1")
     assert "sorted by r, highest first" in page.inner_text(".tp-beam-main caption")
     r = [float(t) for t in page.locator(".tp-beam-main tbody td:nth-child(6)").all_inner_texts()]
     assert r == sorted(r, reverse=True) and r[:2] == pytest.approx([1.764, 1.763], abs=6e-4)
@@ -662,8 +662,8 @@ def test_tables_are_ordered_as_their_captions_say_and_sortable(pages, offline):
     assert cov == sorted(cov)
 
 
-def test_r_is_defined_on_screen_with_the_selected_rows_numbers(pages, offline):
-    page = offline.open(pages["dir"] / "wine.html", "#search=1&iteration=1")
+def test_r_is_defined_on_screen_with_the_selected_rows_numbers(pages, sized):
+    page = sized.open(pages["dir"] / "wine.html", "#search=1&iteration=1")
     line = page.inner_text(".tp-r-line")
     assert "(286.50 \u2212 210.65) / 43 = 1.764" in line and line.startswith("r of #3")
 
@@ -681,17 +681,17 @@ def test_tables_speak_plain_words(pages, offline):
 
 
 # ----------------------------------------------------------------------- smaller things
-def test_smaller_things(pages, offline):
-    page = offline.open(pages["dir"] / "wine.html", "#search=1&iteration=1")
+def test_smaller_things(pages, sized):
+    page = sized.open(pages["dir"] / "wine.html", "#search=1&iteration=1")
     page.click(".tp-tab-test")
     assert "Why none of the 124 rejected growths is listed" in page.inner_text(".tp-none-recorded")
     page.click(".tp-tab-about")
     assert "3 rule searches" in page.inner_text(".tp-panel")
     # blockade: the chosen rule and the runner-up have the same model code up to 1e-15: 0.00, never -0.00
-    page = offline.open(pages["dir"] / "blockade.html", "#search=1&iteration=1")
+    page = sized.open(pages["dir"] / "blockade.html", "#search=1&iteration=1")
     assert "-0.00" not in page.inner_text(".tp-why-table") and "\u22120.00" not in page.inner_text(".tp-why-table")
     # iris: the runner-up is the chosen rule plus a condition that removes no row
-    page = offline.open(pages["dir"] / "iris.html", "#search=1&iteration=1")
+    page = sized.open(pages["dir"] / "iris.html", "#search=1&iteration=1")
     assert "plus \u201cpetal width (cm) < 1.05\u201d, which removes no row" in page.inner_text(".tp-runner-up-extra")
 
 
@@ -705,8 +705,8 @@ def test_categorical_levels_are_drawn_one_way(pages, offline):
     assert {c for _, c in drawn} == {"tp-level"}  # all along their strips, none under the axis
 
 
-def test_extreme_columns_draw(pages, offline):
-    page = offline.open(pages["dir"] / "edge.html")
+def test_extreme_columns_draw(pages, sized):
+    page = sized.open(pages["dir"] / "edge.html")
     page.select_option(".tp-axis-x", label="wide")
     cx = page.locator("svg.tp-plot g.tp-points circle").evaluate_all("cs => cs.map(c => c.getAttribute('cx') + ',' + c.getAttribute('cy'))")
     assert len(cx) == len(pages["Xe"]) and not any("NaN" in v for v in cx)
@@ -716,15 +716,15 @@ def test_extreme_columns_draw(pages, offline):
     wide = pages["Xe"]["wide"]
     assert f"{wide.max():.4g}" in ticks and f"{wide.min():.4g}" in ticks  # the data's ends, 4 digits
     assert max(len(t) for t in ticks if t[:1] in "-0123456789") <= 10
-    assert page.evaluate("document.documentElement.scrollWidth") <= VIEWPORT["width"]
-    shot(page, "extreme_columns")
+    assert page.evaluate("document.documentElement.scrollWidth") <= sized.size["width"]
+    shot(page, f"extreme_columns_{sized.size['width']}")
 
 
 # ----------------------------------------------------------------------- why this prediction
-def test_why_this_prediction_adds_up_a_clicked_row(pages, offline):
+def test_why_this_prediction_adds_up_a_clicked_row(pages, sized):
     model, X = pages["cancer"], pages["Xb"]
     proba = model.predict_proba(X)
-    page = offline.open(pages["dir"] / "cancer.html", "#search=4&iteration=1")
+    page = sized.open(pages["dir"] / "cancer.html", "#search=4&iteration=1")
     row_pattern, pats = page.evaluate("(() => { const d = JSON.parse(document.getElementById('turs-data').textContent);"
                                       " return [d.points.pattern, d.final.patterns]; })()")
     row = next(i for i, p in enumerate(row_pattern) if len(pats[p]["pattern"]) == 3)  # a row three rules cover
@@ -739,7 +739,7 @@ def test_why_this_prediction_adds_up_a_clicked_row(pages, offline):
     assert f"= {sum(union)} rows, [{', '.join(map(str, union))}]" in text
     for j, name in enumerate(model.classes_):
         assert f"P({name}) = {union[j]} / {sum(union)} = {proba[row, j]:.3f}" in text
-    shot(page, "why_prediction")
+    shot(page, f"why_prediction_{sized.size['width']}")
 
 
 def test_why_this_prediction_without_rows(pages, offline):
@@ -750,8 +750,8 @@ def test_why_this_prediction_without_rows(pages, offline):
     assert "The probabilities are the class shares" in page.inner_text(".tp-why-point")
 
 
-def test_the_picture_exports_as_svg(pages, offline):
-    page = offline.open(pages["dir"] / "blockade.html", "#search=1&iteration=2&candidate=1")
+def test_the_picture_exports_as_svg(pages, sized):
+    page = sized.open(pages["dir"] / "blockade.html", "#search=1&iteration=2&candidate=1")
     with page.expect_download() as got:
         page.click(".tp-export-svg")
     path = got.value.path()
