@@ -30,10 +30,12 @@
     var who = row !== null ? "Row " + (row + 1) + " of the picture (class " + D.classes[P.class[row]] + ")" : "A row covered by exactly " +
       (p.pattern.length ? p.pattern.map(ruleName).join(" + ") : "no rule");
     if (row !== null && D.columns) {
-      who += ": " + D.columns.map(function (c, j) {
-        var v = P.values[j][row];
+      var cols = [S.ax[0], S.ax[1]].concat(D.columns.map(function (_, j) { return j; }));  // the picture's columns first
+      cols = cols.filter(function (j, n) { return cols.indexOf(j) === n; });
+      who += ": " + cols.slice(0, 4).map(function (j) {
+        var c = D.columns[j], v = P.values[j][row];
         return c.name + " = " + (v === null ? "missing" : c.kind === "categorical" ? c.levels[v] : num(v, 6));
-      }).slice(0, 4).join(", ") + (D.columns.length > 4 ? ", \u2026" : "");
+      }).join(", ") + (cols.length > 4 ? ", \u2026" : "");
     }
     var total = function (c) { return c.reduce(function (a, b) { return a + b; }, 0); };
     if (!p.pattern.length) {
