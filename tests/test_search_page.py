@@ -220,3 +220,45 @@ def test_class_colours_are_those_of_turs_style():
     swatches = dict(re.findall(r"\.tp-sw-(\d) \{ background: (#[0-9A-Fa-f]{6}); \}", css))
     assert [swatches[str(i)].upper() for i in range(8)] == want
     assert f'CAND = "{style.CANDIDATE}"' in js and f'RULE = "{style.RULE}"' in js
+
+
+# ----------------------------------------------------------------------- titles, size, why this prediction
+def test_default_title_names_the_data(blockade):
+    model, X, y = blockade
+    page = search_page(model, X, y)
+    assert page.title == f"TURS search for \u201cY\u201d from 1,000 rows \u00d7 2 columns: {len(model.rules_)} rules"
+    assert f"<title>{html.escape(page.title)}</title>" in page.html
+
+
+def test_a_page_over_the_size_limit_says_so_and_warns(blockade, monkeypatch):
+    import turs.explorer.page as page_module
+
+    monkeypatch.setattr(page_module, "LARGE_PAGE", 100_000)  # the blockade page is about 0.6 MB
+    with pytest.warns(UserWarning, match=r"search_page: the page is 0\.\d MB \(over 0 MB\)"):
+        page = search_page(*blockade)
+    note = [t for t in page.left_out if "over the" in t]
+    assert len(note) == 1 and note[0].startswith(f"This page is {page.size / 1e6:.1f} MB")
+    assert note[0] in embedded(page)["left_out"]
+
+
+def test_the_page_carries_what_why_this_prediction_adds_up(blockade):
+    model, X, y = blockade
+    data = embedded(search_page(model, X, y))
+    patterns, rows = data["final"]["patterns"], data["points"]["pattern"]
+    assert len(rows) == len(X)
+    proba = model.predict_proba(X)
+    for i in range(0, len(X), 37):  # each row's pattern, its union's counts and the model's probabilities
+        p = patterns[rows[i]]
+        union = np.array(p["union"], dtype=float)
+        assert proba[i] == pytest.approx(union / union.sum())
+    # the union of a pattern's covers, by brute force over the rows
+    covers = np.zeros((len(X), len(model.rules_)), dtype=bool)
+    for i in range(len(X)):
+        covers[i, patterns[rows[i]]["pattern"]] = True
+    codes = np.searchsorted(model.classes_, y)
+    for p in patterns:
+        if p["pattern"]:
+            inside = covers[:, p["pattern"]].any(axis=1)
+            assert p["union"] == np.bincount(codes[inside], minlength=len(model.classes_)).tolist()
+    assert data["final"]["rule_counts"] == [np.bincount(codes[covers[:, k]], minlength=2).tolist()
+                                           for k in range(len(model.rules_))]

@@ -16,6 +16,7 @@ import gzip
 import hashlib
 import html
 import json
+import warnings
 from importlib import resources
 from pathlib import Path
 
@@ -25,6 +26,8 @@ __all__ = ["SearchPage", "search_page", "PAGE_FORMAT"]
 
 #: JSON larger than this (bytes) is embedded gzip-compressed, read by the browser's DecompressionStream.
 COMPRESS_ABOVE = 1_500_000
+#: A page larger than this (bytes) says so on the page and warns: the bundled teaching datasets' pages stay under it.
+LARGE_PAGE = 3_000_000
 #: The height of the notebook iframe (px).
 IFRAME_HEIGHT = 760
 
@@ -33,11 +36,16 @@ def _asset(name: str) -> str:
     return resources.files(__name__).joinpath(name).read_text(encoding="utf-8")
 
 
+#: The player's files, in the order they are concatenated: the recording and DOM helpers, the
+#: data picture, the beam tables, predict-then-reveal, why a row gets its prediction, and the
+#: navigation and panels (which starts the page).
+SCRIPTS = ("model.js", "picture.js", "tables.js", "reveal.js", "prediction.js", "player.js")
+
+
 def player_script() -> str:
-    """The page's one script: ``model.js`` (the recording, regions, DOM helpers) and ``player.js``
-    (navigation and panels) inside one strict-mode function, so they share its names and nothing
-    leaks to the page's globals."""
-    return '(function () {\n"use strict";\n' + _asset("model.js") + _asset("player.js") + "})();\n"
+    """The page's one script: the files of :data:`SCRIPTS` inside one strict-mode function, so
+    they share its names and nothing leaks to the page's globals."""
+    return '(function () {\n"use strict";\n' + "".join(_asset(name) for name in SCRIPTS) + "})();\n"
 
 
 def _sha256(text: str) -> str:
@@ -103,7 +111,7 @@ def search_page(model, X=None, y=None, path=None, *, points: str = "all", max_po
         sample of ``max_points`` when there are more), a fixed random sample of ``max_points``
         (for data that should not leave in full), or none. The page says which.
     max_points : int, default 5000 for ``"all"``, 500 for ``"sample"``
-    title : the page's title (default: the model's class and rule count)
+    title : the page's title (default: names the data: the label's name, the table's size and the rule count)
     compress : gzip the embedded recording (default: when its JSON is over 1.5 MB); the browser
         reads it back with ``DecompressionStream``, and the page says it was compressed.
 
@@ -113,9 +121,34 @@ def search_page(model, X=None, y=None, path=None, *, points: str = "all", max_po
     """
     points, max_points = check_points(points, max_points)
     if title is None:
-        n = len(getattr(model, "rules_", []))
-        title = f"TURS search: {n} rule{'s' if n != 1 else ''}"
+        title = default_title(model, X, y)
     payload = build_payload(model, X, y, points=points, max_points=max_points, title=str(title))
+    out = _write(payload, compress, str(title))
+    if out.size > LARGE_PAGE:
+        # say so on the page (About, and under the picture) and to the caller; the recording is never cut
+        payload["left_out"].append(
+            f"This page is {out.size / 1e6:.1f} MB, over the {LARGE_PAGE / 1e6:.0f} MB a page of a teaching dataset stays under: "
+            "the recording of a large search is kept whole. For a class, fit on fewer rows or pass points='sample'.")
+        out = _write(payload, compress, str(title))
+        warnings.warn(f"search_page: the page is {out.size / 1e6:.1f} MB (over {LARGE_PAGE / 1e6:.0f} MB): the recording of "
+                      f"{len(payload['trace']['searches'])} rule searches is kept whole; the page says so.", stacklevel=2)
+    if path is not None:
+        out.save(path)
+    return out
+
+
+def default_title(model, X, y) -> str:
+    """A title that names the data: the label's name (a Series' name), the table's size and the rule count."""
+    n = len(getattr(model, "rules_", []))
+    rules = f"{n} rule{'s' if n != 1 else ''}"
+    name = getattr(y, "name", None)
+    what = f"“{name}”" if name is not None else "the labels"
+    shape = getattr(X, "shape", None)
+    size = f" from {shape[0]:,} rows × {shape[1]:,} column{'s' if shape[1] != 1 else ''}" if shape is not None and len(shape) == 2 else ""
+    return f"TURS search for {what}{size}: {rules}"
+
+
+def _write(payload: dict, compress, title: str) -> SearchPage:
     raw = json.dumps(payload, ensure_ascii=True, allow_nan=False, separators=(",", ":"))
     compressed = (len(raw) > COMPRESS_ABOVE) if compress is None else bool(compress)
     if compressed:
@@ -139,7 +172,4 @@ def search_page(model, X=None, y=None, path=None, *, points: str = "all", max_po
         '<div id="turs-app" aria-live="polite"><p id="turs-loading">Loading the recorded search…</p></div>\n'
         f"{data_tag}\n<script>{js}</script>\n</body>\n</html>\n"
     )
-    out = SearchPage(page, json_bytes=len(raw), compressed=compressed, left_out=payload["left_out"], title=str(title))
-    if path is not None:
-        out.save(path)
-    return out
+    return SearchPage(page, json_bytes=len(raw), compressed=compressed, left_out=payload["left_out"], title=title)

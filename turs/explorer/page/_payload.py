@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from ...union_estimate import union_counts
 from .. import _explain
 from .._data import DRAW_SEED, DataView, cover_patterns, overlap_summary
 from .._view import TraceView
@@ -120,7 +121,7 @@ def _rows(dv: DataView, y_codes, points: str, max_points: int) -> dict:
             x = dv.df[c].to_numpy(dtype=float)[rows]
             values.append([float(v) if math.isfinite(v) else None for v in x])
     return {"mode": points, "n_train": int(n), "n_shown": int(len(rows)), "note": note,
-            "class": np.asarray(y_codes)[rows].astype(int).tolist(), "values": values}
+            "class": np.asarray(y_codes)[rows].astype(int).tolist(), "values": values, "rows": rows}
 
 
 def _given(view: TraceView) -> list:
@@ -136,19 +137,37 @@ def _given(view: TraceView) -> list:
     return out
 
 
-def _final(model, view: TraceView) -> dict:
-    """The fitted rule set as the estimator prints it, and each overlap pattern's union estimate
-    (Eq. 3.5) on every training row."""
+def _final(model, view: TraceView) -> tuple[dict, np.ndarray | None]:
+    """The fitted rule set as the estimator prints it, each overlap pattern's union estimate
+    (Eq. 3.5) on every training row, and what "why this prediction" adds up: per pattern the
+    class counts of the union of its rules' covers (``union``), per rule the class counts of its
+    cover (``rule_counts``). Also returns each training row's pattern (index into ``patterns``),
+    or None without the training covers."""
     K = len(model.rules_)
-    out = {"text": str(model), "rules": [str(r) for r in model.rules_], "patterns": [], "overlap": None}
+    out = {"text": str(model), "rules": [str(r) for r in model.rules_], "patterns": [], "overlap": None,
+           "rule_counts": []}
     got = view._training_covers(K)
-    if got is not None:
-        covers, y = got
-        patterns = cover_patterns(covers, y, len(view.classes))
-        out["patterns"] = [{"pattern": list(p), "n": int(n), "counts": c, "proba": pr}
-                           for p, n, c, pr in patterns.itertuples(index=False)]
-        out["overlap"] = overlap_summary(covers)
-    return out
+    if got is None:
+        return out, None
+    covers, y = got
+    C = len(view.classes)
+    patterns = cover_patterns(covers, y, C)
+    masks = np.zeros((len(patterns), K), dtype=bool)
+    for p, rules in enumerate(patterns["pattern"]):
+        masks[p, list(rules)] = True
+    exact = np.zeros((len(patterns), C), dtype=np.int64)
+    for p, c in enumerate(patterns["counts"]):
+        exact[p] = c
+    union = union_counts(masks, masks, exact)
+    empty = ~masks.any(axis=1)
+    union[empty] = exact[empty]  # the rows no rule covers: the else-rule's own counts
+    out["rule_counts"] = union_counts(np.eye(K, dtype=bool), masks, exact).astype(int).tolist() if K else []
+    out["patterns"] = [{"pattern": list(p), "n": int(n), "counts": c, "proba": pr, "union": union[i].astype(int).tolist()}
+                       for i, (p, n, c, pr) in enumerate(patterns.itertuples(index=False))]
+    out["overlap"] = overlap_summary(covers)
+    index = {tuple(p): i for i, p in enumerate(patterns["pattern"])}
+    row_pattern = np.array([index[tuple(np.flatnonzero(r))] for r in covers], dtype=int) if len(covers) else np.zeros(0, int)
+    return out, row_pattern
 
 
 def build_payload(model, X, y, *, points: str, max_points: int, title: str) -> dict:
@@ -160,15 +179,20 @@ def build_payload(model, X, y, *, points: str, max_points: int, title: str) -> d
     if (X is None) != (y is None):
         raise ValueError(f"Pass both X and y (the training data) or neither; got only {'X' if y is None else 'y'}.")
     view = TraceView(trace, model, X, y)
+    final, row_pattern = _final(model, view)
     payload = {"format": PAGE_FORMAT, "title": title, "trace": trace.to_dict(), "explain": _explanations(view.trace),
-               "classes": [str(c) for c in trace.classes], "given": _given(view), "final": _final(model, view),
+               "classes": [str(c) for c in trace.classes], "given": _given(view), "final": None,
                "columns": None, "encoded": None, "points": None, "left_out": []}
+    payload["final"] = final
     if X is not None:
         dv = DataView(view, X)
         payload["columns"], payload["encoded"] = _columns(dv, view)
         payload["points"] = _rows(dv, view.y_codes, points, max_points)
+        rows = payload["points"].pop("rows")
+        # each drawn row's overlap pattern: why it gets its prediction, without recomputing covers
+        payload["points"]["pattern"] = [] if row_pattern is None else row_pattern[rows].tolist()
     else:
-        payload["points"] = {"mode": "none", "n_train": int(trace.n_train), "n_shown": 0, "class": [], "values": [],
+        payload["points"] = {"mode": "none", "n_train": int(trace.n_train), "n_shown": 0, "class": [], "values": [], "pattern": [],
                              "note": "This page was written without the training data: no picture of the rows."}
     if payload["points"]["n_shown"] < payload["points"]["n_train"]:
         payload["left_out"].append(payload["points"]["note"])

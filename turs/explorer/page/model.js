@@ -5,7 +5,8 @@
   var COLORS = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000"];
   var CAND = "#CC79A7", RULE = "#555555";
   var SVGNS = "http://www.w3.org/2000/svg";
-  var S = {k: 0, it: 0, sel: null, ax: null, predict: false, tab: "why", sort: {key: null, dir: 1}};
+  var S = {k: 0, it: 0, sel: null, ax: null, pinned: false, point: null, predict: false, tab: "why", sort: {key: null, dir: 1},
+    beamSort: {main: null, aux: null}};
   var steps = [], firstStep = [], byIdCache = {}, store = null, memory = {score: {right: 0, asked: 0}, answers: {}};
 
   // ------------------------------------------------------------------ small helpers
@@ -43,17 +44,22 @@
   function num(v, digits) {
     if (v === null || v === undefined || (typeof v === "number" && !isFinite(v))) return "\u2013";
     if (typeof v !== "number") return String(v);
+    if (Math.abs(v) >= 1e15) return Number(v.toPrecision(digits || 4)).toString();  // 1.7e+308, not 309 digits
     if (Number.isInteger(v)) return v.toLocaleString("en");
     return Number(v.toPrecision(digits || 4)).toString();
   }
-  function bits(v) { return (v === null || v === undefined) ? "\u2013" : v.toFixed(2); }
-  function signed(v) { return (v === null || v === undefined) ? "\u2013" : (v >= 0 ? "+" : "") + v.toFixed(2); }
+  function bits(v) { return (v === null || v === undefined) ? "\u2013" : v.toFixed(2).replace(/^-0\.00$/, "0.00"); }
+  function signed(v) {  // rounded first, so that a tiny negative reads 0.00, not -0.00
+    if (v === null || v === undefined) return "\u2013";
+    var t = v.toFixed(2);
+    return /^-0\.00$/.test(t) || t === "0.00" ? "0.00" : (v > 0 ? "+" : "") + t;
+  }
   function score(v) { return (v === null || v === undefined) ? -Infinity : v; }
   function conds(c) {
     if (!c) return "(none)";
     return (c.conditions && c.conditions.length) ? c.conditions.join(" AND ") : "(the empty rule: every row)";
   }
-  function plural(n, word) { return num(n) + " " + word + (n === 1 ? "" : "s"); }
+  function plural(n, word, many) { return num(n) + " " + (n === 1 ? word : many || (/(s|sh|ch|x)$/.test(word) ? word + "es" : word + "s")); }
 
   // ------------------------------------------------------------------ the recording
   function search(k) { return T.searches[k]; }
@@ -158,11 +164,14 @@
     order.sort(function (a, b) {
       return (used[b] - used[a]) || ((D.columns[a].kind === "numeric" ? 0 : 1) - (D.columns[b].kind === "numeric" ? 0 : 1)) || (a - b);
     });
+    if (n === 2) return [0, 1];  // two columns: the data's own order, fixed
     return n > 1 ? [order[0], order[1]] : [order[0], order[0]];
   }
+  function axesHoldStill() { return S.pinned || D.columns.length === 2; }
   function follow(c) {
-    // the picture follows the selected candidate: its columns on the axes
-    if (!D.columns || !c) return;
+    // the picture follows the selected candidate (its columns on the axes), unless the axes hold still:
+    // two-column data (always x = the first column, y = the second) or axes the user pinned
+    if (!D.columns || !c || axesHoldStill()) return;
     var cols = candidateColumns(c);
     if (cols.length >= 2) S.ax = [cols[0], cols[1]];
     else if (cols.length === 1 && S.ax[0] !== cols[0] && S.ax[1] !== cols[0]) S.ax = [cols[0], S.ax[0] !== cols[0] ? S.ax[0] : S.ax[1]];

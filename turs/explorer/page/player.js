@@ -1,53 +1,11 @@
 /* The search page's player: navigation, keys, deep links, predict-then-reveal and every panel,
    drawn from the recording (model.js) on each step. No network, no server. */
-  // ------------------------------------------------------------------ storage (score, answers)
-  function openStore() {
-    var key = "turs-search-page:" + D.title + ":" + T.n_train + ":" + T.searches.length;
-    try {
-      var ls = window.localStorage, got = JSON.parse(ls.getItem(key) || "null");
-      ls.setItem(key, JSON.stringify(got || memory));
-      if (got && got.score && got.answers) memory = got;
-      store = {save: function () { try { ls.setItem(key, JSON.stringify(memory)); } catch (e) { /* full: keep in memory */ } }, kind: "this browser"};
-    } catch (e) {
-      store = {save: function () {}, kind: "this page until it is closed (the browser allows no storage here)"};
-    }
-  }
-
-  // ------------------------------------------------------------------ predict, then reveal
-  function candQuestion(k, it) {
-    var beam = list(k, it, "main_beam");
-    return beam.length >= 2 ? {key: "c:" + k + ":" + it, best: bestIndex(beam, "r")} : null;
-  }
-  function testQuestion(k, it) {
-    var pool = [];
-    ["main_beam", "rejected_by_local_test"].forEach(function (key) {
-      list(k, it, key).forEach(function (c) { if (c.local_test_bits) pool.push(c); });
-    });
-    if (!pool.length) return null;
-    var pick = pool[(Math.imul(k + 3, 2654435761) + Math.imul(it + 5, 40503) >>> 0) % pool.length];
-    return {key: "t:" + k + ":" + it, cand: pick, passed: !!pick.local_test_bits.passed};
-  }
-  function pending() {
-    if (!S.predict) return null;
-    var q = candQuestion(S.k, S.it);
-    if (q && !memory.answers[q.key]) return {kind: "cand", q: q};
-    var t = testQuestion(S.k, S.it);
-    if (t && !memory.answers[t.key]) return {kind: "test", q: t};
-    return null;
-  }
-  function answer(key, right, picked) {
-    memory.answers[key] = {right: right, picked: picked};
-    memory.score.asked += 1;
-    if (right) memory.score.right += 1;
-    store.save();
-    render();
-  }
-
   // ------------------------------------------------------------------ navigation
   function show(k, it, sel, keepAxes) {
     S.k = Math.max(0, Math.min(k, T.searches.length - 1));
     S.it = Math.max(0, Math.min(it, Math.max(iters(S.k).length, 1) - 1));
-    S.sel = sel === undefined ? (S.predict && candQuestion(S.k, S.it) && !memory.answers[candQuestion(S.k, S.it).key] ? null : defaultSel(S.k, S.it)) : sel;
+    var q = candQuestion(S.k, S.it);  // an open "which candidate wins" question starts with nothing selected
+    S.sel = sel === undefined ? (S.predict && q && !q.close && !memory.answers[q.key] ? null : defaultSel(S.k, S.it)) : sel;
     if (!keepAxes) follow(selected());
     render();
   }
@@ -62,6 +20,8 @@
     var k = ev.key, n = T.searches.length;
     if (k === "ArrowRight") step(1);
     else if (k === "ArrowLeft") step(-1);
+    else if (k === "PageDown" && S.predict) advance(1);  // a presenter's remote: reveal, then step
+    else if (k === "PageUp" && S.predict) advance(-1);
     else if (k === "PageDown") { if (S.k + 1 < n) show(S.k + 1, 0); }
     else if (k === "PageUp") { if (S.k > 0) show(S.k - 1, 0); }
     else if (k === "Home") show(0, 0);
@@ -103,6 +63,7 @@
       el("div", {class: "tp-right"}, beams(), tabs())));
     writeHash();
     window.scrollTo(0, keepScroll);
+    scrollSelectedIntoView();
   }
 
   function header() {
@@ -149,211 +110,9 @@
     }
     return box;
   }
-
-  function predictBox() {
-    if (!S.predict) return null;
-    var p = pending(), box = el("div", {class: "tp-predict", role: "region", "aria-label": "predict, then reveal"});
-    if (!p) {
-      var q = candQuestion(S.k, S.it), t = testQuestion(S.k, S.it), said = [];
-      if (q) said.push(answerText(memory.answers[q.key], "Which candidate wins: "));
-      if (t) said.push(answerText(memory.answers[t.key], "Local test: "));
-      if (!said.length) said.push("No question at this step (fewer than two candidates and no recorded local test). Step on with \u2192.");
-      add(box, said.map(function (x) { return el("div", null, x); }));
-      return box;
-    }
-    if (p.kind === "cand") {
-      var beam = list(S.k, S.it, "main_beam"), sel = S.sel && S.sel.which === "main" ? S.sel.i : null;
-      add(box, el("div", {class: "tp-q"}, "Which candidate of the main beam wins this iteration (the best r, Eq. 3.21)?"),
-        el("div", null, "Select rows of the main beam to see them on the picture, then lock in your pick. r, R and the MDL columns are hidden until then."),
-        el("button", {type: "button", class: "tp-lock", disabled: sel === null, onclick: function () {
-          var best = beam[p.q.best];
-          var right = sel === p.q.best || score(beam[sel].r) === score(best.r);
-          answer(p.q.key, right, sel);
-        }}, sel === null ? "select a row first" : "lock in #" + (sel + 1)));
-      return box;
-    }
-    var c = p.q.cand, parent = byId(S.k)[c.parent_id];
-    add(box, el("div", {class: "tp-q"}, "Does this growth pass the main beam's local test (Eq. 3.22)?"),
-      el("div", null, "Growth: " + conds(c) + " (adds " + (c.added_condition || "?") + "), covering " + num(c.coverage) +
-        " rows with class counts [" + (c.class_counts || []).join(", ") + "]."),
-      el("div", null, "Its parent: " + (parent ? conds(parent) : "?") + (parent ? ", " + num(parent.coverage) + " rows [" + (parent.class_counts || []).join(", ") + "]." : "")),
-      el("button", {type: "button", class: "tp-answer-pass", onclick: function () { answer(p.q.key, p.q.passed, "pass"); }}, "it passes"),
-      el("button", {type: "button", class: "tp-answer-fail", onclick: function () { answer(p.q.key, !p.q.passed, "fail"); }}, "it fails"));
-    return box;
-  }
-  function answerText(a, prefix) {
-    if (!a) return prefix + "(not asked)";
-    return el("span", null, prefix, el("span", {class: a.right ? "tp-right-answer" : "tp-wrong-answer"}, a.right ? "right" : "not this time"),
-      typeof a.picked === "number" ? " (you picked #" + (a.picked + 1) + "; the winner is marked \u2605 best r below)" : " (you said it " + (a.picked === "pass" ? "passes" : "fails") + "; see the Local test tab)");
-  }
-
-  // ------------------------------------------------------------------ the data picture
-  function picture() {
-    var wrap = el("div", {class: "tp-picture"});
-    if (!D.columns) { add(wrap, el("p", {class: "tp-note tp-points-note"}, P.note), leftOut(), selectedBox()); return wrap; }
-    if (!S.ax) S.ax = defaultAxes();
-    function axisSelect(a) {
-      var s = el("select", {class: "tp-axis-" + (a ? "y" : "x"), "aria-label": (a ? "y" : "x") + " axis column", onchange: function (e) {
-        S.ax[a] = parseInt(e.target.value, 10); render();
-      }});
-      D.columns.forEach(function (c, i) { add(s, el("option", {value: i, selected: S.ax[a] === i}, c.name)); });
-      return s;
-    }
-    add(wrap, el("div", {class: "tp-axes"}, el("label", null, "x: ", axisSelect(0)), el("label", null, "y: ", axisSelect(1))));
-    add(wrap, plot());
-    var legend = el("div", {class: "tp-legend"});
-    D.classes.forEach(function (name, i) { add(legend, el("span", null, el("span", {class: "tp-swatch tp-sw-" + (i % 8)}), name)); });
-    add(legend, el("span", null, "dashed grey: rules so far; purple: the selected candidate"));
-    add(wrap, legend);
-    add(wrap, el("div", {class: "tp-note tp-points-note"}, P.note));
-    add(wrap, leftOut());
-    add(wrap, selectedBox());
-    return wrap;
-  }
-  function leftOut() {
-    return (D.left_out || []).filter(function (t) { return t !== P.note; }).map(function (t) { return el("div", {class: "tp-note tp-left-out"}, t); });
-  }
-
-  function ticks(lo, hi, n) {
-    var span = hi - lo; if (!(span > 0)) return [lo];
-    var stepv = Math.pow(10, Math.floor(Math.log10(span / n))), err = span / n / stepv;
-    stepv *= err >= 7.5 ? 10 : err >= 3.5 ? 5 : err >= 1.5 ? 2 : 1;
-    var out = []; for (var v = Math.ceil(lo / stepv) * stepv; v <= hi + 1e-9 * span; v += stepv) out.push(Number(v.toPrecision(10)));
-    return out;
-  }
-
-  function plot() {
-    var W = 440, H = 360, m = {l: 58, r: 10, t: 12, b: 44};
-    var cx = S.ax[0], cy = S.ax[1], X = D.columns[cx], Y = D.columns[cy];
-    function pad(r) { var d = (r[1] - r[0]) || 1; return [r[0] - 0.02 * d, r[1] + 0.02 * d]; }
-    var rx = pad(X.range), ry = pad(Y.range);
-    function sx(v) { return m.l + (v - rx[0]) / (rx[1] - rx[0]) * (W - m.l - m.r); }
-    function sy(v) { return H - m.b - (v - ry[0]) / (ry[1] - ry[0]) * (H - m.t - m.b); }
-    var g = svg("svg", {class: "tp-plot", viewBox: "0 0 " + W + " " + H, role: "img",
-      "aria-label": "training rows on " + X.name + " and " + Y.name + " with the rules' regions"});
-    // axes and ticks
-    add(g, svg("rect", {x: m.l, y: m.t, width: W - m.l - m.r, height: H - m.t - m.b, fill: "none", stroke: "#999"}));
-    function axis(col, r, horizontal) {
-      var c = D.columns[col], tk = c.kind === "categorical" ? c.levels.map(function (_, i) { return i; }) : ticks(r[0], r[1], 5);
-      var every = Math.max(1, Math.ceil(tk.length / (horizontal ? 6 : 10)));
-      tk.forEach(function (v, i) {
-        if (i % every) return;
-        var label = c.kind === "categorical" ? c.levels[v] : num(v, 4);
-        var long = c.kind === "categorical" && String(label).length > 5;
-        if (horizontal) {
-          add(g, svg("line", {x1: sx(v), x2: sx(v), y1: H - m.b, y2: H - m.b + 5, stroke: "#555"}));
-          if (long) {  // a long level name goes inside the plot, along its strip, whole
-            add(g, svg("text", {x: sx(v) - 4, y: H - m.b - 6, transform: "rotate(-90 " + (sx(v) - 4) + " " + (H - m.b - 6) + ")",
-              stroke: "#fff", "stroke-width": 4, "paint-order": "stroke", class: "tp-level"}, label));
-          } else add(g, svg("text", {x: sx(v), y: H - m.b + 20, "text-anchor": "middle"}, label));
-        } else if (long) {
-          add(g, svg("line", {x1: m.l - 5, x2: m.l, y1: sy(v), y2: sy(v), stroke: "#555"}));
-          add(g, svg("text", {x: m.l + 4, y: sy(v + 0.36), stroke: "#fff", "stroke-width": 4, "paint-order": "stroke", class: "tp-level"}, label));
-        } else {
-          add(g, svg("line", {x1: m.l - 5, x2: m.l, y1: sy(v), y2: sy(v), stroke: "#555"}));
-          add(g, svg("text", {x: m.l - 8, y: sy(v) + 5, "text-anchor": "end"}, label));
-        }
-      });
-    }
-    axis(cx, rx, true); axis(cy, ry, false);
-    add(g, svg("text", {x: (W + m.l) / 2, y: H - 6, "text-anchor": "middle", class: "tp-xlabel"}, X.name));
-    // points
-    var cand = selected(), lits = cand ? exactLits(cand) : null, pts = svg("g", {class: "tp-points"});
-    var nCovered = 0;
-    for (var row = 0; row < P.n_shown; row++) {
-      var px = position(cx, row), py = position(cy, row);
-      if (!isFinite(px) || !isFinite(py)) continue;
-      var cov = lits ? covers(lits, row) : true;
-      if (lits && cov) nCovered += 1;
-      add(pts, svg("circle", {cx: sx(px).toFixed(1), cy: sy(py).toFixed(1), r: cov ? 3.2 : 2.6,
-        fill: COLORS[P.class[row] % 8], "fill-opacity": lits ? (cov ? 0.9 : 0.15) : 0.7,
-        stroke: cov && lits ? "#222" : "none", "stroke-width": 0.4}));
-    }
-    add(g, pts);
-    // regions: the rules so far, then the selection
-    function region(l, color, width, dash, label, fill, labelRow) {  // labelRow: rules' labels do not overlap
-      spans(l, cx).forEach(function (x) {
-        spans(l, cy).forEach(function (y) {
-          var x0 = sx(x[0]), x1 = sx(x[1]), y0 = sy(y[1]), y1 = sy(y[0]);
-          add(g, svg("rect", {x: x0, y: y0, width: Math.max(x1 - x0, 1), height: Math.max(y1 - y0, 1), fill: fill || "none",
-            "fill-opacity": fill ? 0.08 : null, stroke: color, "stroke-width": width, "stroke-dasharray": dash}));
-          if (label) add(g, svg("text", {x: x0 + 4, y: y0 + 16 + 16 * (labelRow % 4), class: "tp-box-label",
-            stroke: "#fff", "stroke-width": 3, "paint-order": "stroke"}, label));
-        });
-      });
-    }
-    rulesBefore(S.k).forEach(function (r, i) { region(exactLits(r), RULE, 1.6, "6 4", "R" + (i + 1), null, i); });
-    if (cand) region(lits, CAND, 3, null, null, CAND);
-    g.setAttribute("data-covered", String(nCovered));
-    return g;
-  }
-
-  function selectedBox() {
-    var c = selected();
-    if (!c) return el("div", {class: "tp-selected-box tp-note"}, "No candidate selected. Click a row of a table.");
-    var box = el("div", {class: "tp-selected-box"}, el("strong", null, "Selected: "), conds(c));
-    add(box, el("div", {class: "tp-note"}, "covers " + num(c.coverage) + " training rows" +
-      (c.coverage_uncovered !== undefined ? " (" + num(c.coverage_uncovered) + " outside the rules so far)" : "") +
-      "; class counts [" + (c.class_counts || []).join(", ") + "]"));
-    if (D.columns) {
-      var hidden = exactLits(c).filter(function (l) { var col = colOf(l[0]); return col !== S.ax[0] && col !== S.ax[1]; });
-      if (hidden.length) {
-        var texts = hidden.map(function (l) { var i = exactLits(c).indexOf(l); return (c.conditions || [])[i] || D.encoded[l[0]].name; });
-        add(box, el("div", {class: "tp-note tp-not-shown"}, "The picture cannot show " + texts.join(" AND ") +
-          " (other columns); the bright rows satisfy every condition."));
-      }
-    }
-    return box;
-  }
-
-  // ------------------------------------------------------------------ beams
-  function beams() {
-    var p = pending(), hide = p !== null;
-    var wrap = el("div", {class: "tp-tables"});
-    add(wrap, beamTable("main", "Main beam (ranked by r, Eq. 3.21)", hide, ""));
-    add(wrap, beamTable("aux", "Auxiliary beam (ranked by R, Eq. 3.24)", hide, " tp-short"));
-    add(wrap, el("div", {class: "tp-note"}, hide ? "Predict mode: scores hidden until you answer." :
-      "\u2605 the rule this search returned; \u25C6 on its lineage; b: patience bucket of |S'|/|S| (Eq. 3.23), aux b: of |S' \\ M| / |S \\ M|; test: the local test (Eq. 3.22); MDL: L(D, M + S) in bits."));
-    return wrap;
-  }
-  function beamTable(which, caption, hide, extra) {
-    var cands = list(S.k, S.it, LISTS[which]), k = S.k;
-    var buckets = {};
-    cands.forEach(function (c) { var b = which === "main" ? c.bucket : c.aux_bucket; buckets[b] = (buckets[b] || 0) + 1; });
-    var bucketText = Object.keys(buckets).sort(function (a, b) { return a - b; }).map(function (b) { return b + ":" + buckets[b]; }).join(" ");
-    var t = el("table", {class: "tp-table tp-beam tp-beam-" + which});
-    add(t, el("caption", null, caption + " \u2014 " + plural(cands.length, "candidate") + (bucketText ? "; per bucket " + bucketText : "")));
-    var heads = [["#", "row number (the candidate= of a link)"], ["", "\u2605 returned by the search, \u25C6 on its lineage"],
-      ["conditions", "the rule's literals, in the order they were added"], ["|S|", "training rows covered"],
-      ["|S\\M|", "covered rows no rule so far covers"], ["r", "learning speed score (Eq. 3.21)"], ["R", "complementary score (Eq. 3.24)"],
-      ["b", "patience bucket of |S'|/|S| (Eq. 3.23)"], ["aux b", "patience bucket of |S' \\ M| / |S \\ M|"],
-      ["test", "the main beam's local test (Eq. 3.22)"], ["MDL", "L(D, M + S) in bits after adding it (Eq. 3.20)"], ["classes", "class counts in S"]];
-    add(t, el("thead", null, el("tr", null, heads.map(function (h) { return el("th", {title: h[1], class: h[0] === "conditions" ? "tp-cond" : null}, h[0]); }))));
-    var body = el("tbody");
-    cands.forEach(function (c, i) {
-      var isSel = S.sel && S.sel.which === which && S.sel.i === i, chosen = !hide && c.id === chosenId(k);
-      var mark = hide ? "" : (chosen ? "\u2605" : "") + (onLineage(k, c) ? "\u25C6" : "");
-      var tr = el("tr", {class: "tp-row" + (chosen ? " tp-chosen" : "") + (isSel ? " tp-selected" : ""), tabindex: 0,
-        "data-id": c.id, "aria-selected": isSel ? "true" : "false",
-        onclick: function () { select({which: which, i: i}); },
-        onkeydown: function (e) { if (e.key === "Enter" || e.key === " ") { e.preventDefault(); select({which: which, i: i}); } }},
-        el("td", null, i + 1), el("td", null, mark), el("td", {class: "tp-cond"}, conds(c)), el("td", null, num(c.coverage)),
-        el("td", null, num(c.coverage_uncovered)),
-        el("td", {class: hide ? "tp-hidden-num" : null}, hide ? "?" : num(c.r)),
-        el("td", {class: hide ? "tp-hidden-num" : null}, hide ? "?" : num(c.R)),
-        el("td", null, num(c.bucket)), el("td", null, num(c.aux_bucket)),
-        el("td", {class: hide ? "tp-hidden-num" : (c.local_test ? "tp-pass" : "tp-fail")}, hide ? "?" : (c.local_test ? "pass" : "fail")),
-        el("td", {class: hide ? "tp-hidden-num" : null}, hide ? "?" : bits(c.mdl_after)),
-        el("td", null, (c.class_counts || []).join("/")));
-      add(body, tr);
-    });
-    add(t, body);
-    return el("div", {class: "tp-scroll" + extra}, t);
-  }
-
   // ------------------------------------------------------------------ tabs
   var TABS = [["why", "Why this rule"], ["lineage", "Lineage"], ["test", "Local test"], ["rules", "Rule set"],
-    ["stops", "Stops"], ["about", "About this page"]];
+    ["predict", "Why this prediction"], ["stops", "Stops"], ["about", "About this page"]];
   function tabs() {
     var bar = el("div", {class: "tp-tabs", role: "tablist"});
     TABS.forEach(function (t) {
@@ -365,7 +124,8 @@
     if (p && (S.tab === "why" || S.tab === "lineage" || S.tab === "test")) {
       add(panel, el("p", {class: "tp-note"}, "Predict mode: answer the question above first; this panel would give it away."));
     } else {
-      add(panel, {why: whyPanel, lineage: lineagePanel, test: testPanel, rules: rulesPanel, stops: stopsPanel, about: aboutPanel}[S.tab]());
+      add(panel, {why: whyPanel, lineage: lineagePanel, test: testPanel, rules: rulesPanel, predict: predictionPanel, stops: stopsPanel,
+        about: aboutPanel}[S.tab]());
     }
     return el("div", null, bar, panel);
   }
@@ -389,6 +149,8 @@
         })));
     }
     why.sentences.forEach(function (w) { out.push(el("p", null, w)); });
+    var extra = redundantRunnerUp(s);
+    if (extra) out.push(el("p", {class: "tp-runner-up-extra"}, extra));
     var buttons = el("div");
     if (s.chosen) add(buttons, el("button", {type: "button", class: "tp-show-chosen", onclick: function () { select({id: s.chosen.id}); }}, "show the chosen rule"));
     if (s.runner_up) add(buttons, " ", el("button", {type: "button", class: "tp-show-runner-up", onclick: function () { select({id: s.runner_up.id}); }}, "show the runner-up"));
@@ -399,17 +161,35 @@
   function lineagePanel() {
     var rows = D.explain.searches[S.k].lineage;
     if (!rows.length) return el("p", null, "This search recorded no lineage (no rule, or a trace written before lineages were recorded).");
-    return [el("p", null, "How the returned rule grew from the empty rule, one literal per step: the main beam of the iteration that grew it, its rank there by r, and the best other candidate of that beam. Click a step to go to its iteration."),
+    return [el("p", null, "The lineage of the returned rule: the chain of candidates it grew from, from the empty rule (every row), one condition per step. For each step: the iteration that grew it, its rank there by r, and the best other candidate of that main beam. A step that was behind is one the beam kept anyway (diverse patience): its growths won later. Click a step to go to its iteration."),
       el("div", {class: "tp-scroll"}, table("tp-lineage-table",
-        ["step", el("th", {class: "tp-cond"}, "added"), "|S|", "r", "iteration", "rank", el("th", {class: "tp-cond"}, "best other candidate"), "lost by (r)", "rejected"],
+        ["step", el("th", {class: "tp-cond"}, "added"), "|S|", "r", "iteration", "rank", el("th", {class: "tp-cond"}, "best other candidate"), el("th", {class: "tp-cond"}, "against it"), "rejected by the test"],
         rows.map(function (r) {
           var go = function () { if (r.iteration !== null) show(S.k, r.iteration, {id: r.id}); else select({id: r.id}); };
           return el("tr", {class: "tp-row", tabindex: 0, onclick: go, onkeydown: function (e) { if (e.key === "Enter") go(); }},
             el("td", null, r.depth), el("td", {class: "tp-cond"}, r.added || "(the empty rule)"), el("td", null, num(r.coverage)),
             el("td", null, num(r.r)), el("td", null, r.iteration === null ? "\u2013" : r.iteration + 1),
             el("td", null, r.rank === null ? (r.iteration === null ? "\u2013" : "aux only") : r.rank + " of " + r.beam_size),
-            el("td", {class: "tp-cond"}, r.loser_conditions || "\u2013"), el("td", null, num(r.margin)), el("td", null, num(r.n_rejected)));
+            el("td", {class: "tp-cond"}, r.loser_conditions || "\u2013"), el("td", {class: "tp-cond"}, marginWords(r.margin)), el("td", null, num(r.n_rejected)));
         })))];
+  }
+
+  function marginWords(m) {
+    if (m === null || m === undefined) return "\u2013";
+    var d = num(Math.abs(m), 3);
+    return m > 0 ? "ahead by " + d + " in r" : m < 0 ? "behind by " + d + " in r (kept anyway)" : "tied in r";
+  }
+  function redundantRunnerUp(s) {
+    // the runner-up is the chosen rule plus conditions: say whether they change any row
+    var c = s.chosen, r = s.runner_up;
+    if (!c || !r || !c.literals || !r.literals || r.literals.length <= c.literals.length) return null;
+    var key = function (l) { return l.join(","); }, have = c.literals.map(key);
+    if (!have.every(function (k) { return r.literals.map(key).indexOf(k) >= 0; })) return null;
+    var more = (r.conditions || []).filter(function (t) { return (c.conditions || []).indexOf(t) < 0; }).join(" AND ");
+    if (r.coverage === c.coverage) return "The runner-up is the chosen rule plus \u201c" + more + "\u201d, which removes no row (both cover " +
+      num(c.coverage) + "): the extra condition only adds model bits, so its r is lower. It is redundant, not a rival.";
+    return "The runner-up is the chosen rule narrowed by \u201c" + more + "\u201d (" + num(r.coverage) + " of its " + num(c.coverage) +
+      " rows): the rows it drops were worth keeping, since the wider rule has the higher r.";
   }
 
   function testPanel() {
@@ -438,6 +218,11 @@
     var out = [el("p", null, "Eq. 3.22 (main beam) and 3.25 (auxiliary beam): a growth passes when sending the parent's labels without the split costs more bits than with it (the two children and L_split). Both sides in bits; click a column to sort."),
       el("p", {class: "tp-counts"}, "Rejected growths shown: " + nMain + " of " + num(i.n_rejected_by_local_test) + " (main test) and " + nAux + " of " +
         num(i.n_aux_rejected_by_local_test) + " (auxiliary test); the trace records the best rejected growths and counts them all. Growths in the beams passed (or entered by the fallback).")];
+    if ((nMain === 0 && i.n_rejected_by_local_test > 0) || (nAux === 0 && i.n_aux_rejected_by_local_test > 0)) {
+      out.push(el("p", {class: "tp-none-recorded"}, "Why none of the " + num(nMain === 0 ? i.n_rejected_by_local_test : i.n_aux_rejected_by_local_test) +
+        " rejected growths is listed: the trace keeps a rejected growth only when it would otherwise have been its base's proposal (the best of its patience bucket), " +
+        "and here every such growth passed the test. The rows below are growths that passed, with both sides."));
+    }
     out.push(el("div", {class: "tp-scroll"}, table("tp-test-table", [head("Eq.", "test"), head("growth", "where", "tp-cond"), head("|S'|", "cov"),
       el("th", {class: "tp-cond"}, "parent"), head("without", "without", null, "bits without the split: the parent's labels alone"),
       head("with", "with", null, "bits with the split: both children and L_split"), head("with \u2212 without", "excess"), head("verdict", "passed")],
@@ -535,3 +320,4 @@
     } catch (err) { fail(err); }
   }
   load();
+
