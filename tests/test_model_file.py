@@ -571,7 +571,7 @@ def _mutate(d, path, mutation, choice):
     return d
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])  # example counts: the profiles in conftest.py
 @given(data=st.data())
 def test_a_mutated_file_is_refused_or_predicts_what_it_says(saved, sections, data):
     """Either a ValueError naming the field, or the model predicts what the file says (read
