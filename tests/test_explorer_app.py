@@ -338,3 +338,12 @@ def test_a_failed_draw_leaves_no_stale_picture(monkeypatch):
         app.refit(wait=True)
     assert app.explorer is None and "no picture today" in app.search_area.children[0].value
     assert "no picture today" in app.progress_text.value and "cannot be shown" in app.progress_text.value
+
+
+def test_explore_with_missing_labels_names_the_row_and_the_fix():
+    X, y = load_bundled("sklearn-iris")
+    y = pd.Series(y, dtype=object)
+    y.iloc[[7, 9]] = None
+    with pytest.raises(ValueError, match=r"y has a missing label \(None\) at row 7 \(2 missing in all\); every row "
+                                         r"needs its class\. Drop those rows"):
+        explore(X, y, fit=False)

@@ -338,6 +338,8 @@ def _edited(d, edit):
 
 @pytest.mark.parametrize("edit, path, expected", [
     (lambda d: d["params"].update(beam_width=-3), "params.beam_width", None),
+    (lambda d: d["params"].update(beam_width=10**12), "params.beam_width",
+     "a value TURSClassifier accepts; The 'beam_width' parameter of TURSClassifier must be an int from 1 to 1000"),
     (lambda d: d["params"].update(depth=3), "params", "only the keys"),
     (lambda d: d["params"].update(random_state="seed"), "params.random_state", "null or an int >= 0"),
     (lambda d: d["rules"][0]["conditions"][0].update(column="no such column"), "rules[0].conditions[0].column",

@@ -23,6 +23,8 @@ from .search.sampled import SampledSearch, sample_when_costly, uses_sample
 from .trace import SearchTrace, candidate_describer, trace_mode
 
 _SCORES = ("learning_speed", "absolute")
+#: The widest beam a fit (or a model file) may ask for: 100 times the thesis' 10.
+MAX_BEAM_WIDTH = 1000
 #: ``record_trace`` values besides True/False: every candidate, or the chosen path, runner-up and
 #: each iteration's best (``turs.search.record.TRACE_MODES``, ``docs/trace.md``)
 _TRACE_MODES = ("full", "compact")
@@ -199,16 +201,19 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     # ----------------------------------------------------------------- validation
     def _validate_params(self):
-        def int_param(name, low, allow_none=False):
+        def int_param(name, low, allow_none=False, high=None, why=""):
             v = getattr(self, name)
             if allow_none and v is None:
                 return
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < low:
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < low or (high is not None and v > high):
+                allowed = f">= {low}" if high is None else f"from {low} to {high}"
                 raise ValueError(
-                    f"The '{name}' parameter of TURSClassifier must be an int >= {low}"
-                    f"{' or None' if allow_none else ''}. Got {v!r} instead."
+                    f"The '{name}' parameter of TURSClassifier must be an int {allowed}"
+                    f"{' or None' if allow_none else ''}{why}. Got {v!r} instead."
                 )
-        int_param("beam_width", 1)
+        int_param("beam_width", 1, high=MAX_BEAM_WIDTH,
+                  why=" (each beam keeps that many candidates and their covers, and the patience buckets are as many; "
+                      "the thesis uses 10)")
         int_param("n_cut_points", 1)
         int_param("k_stop", 1)
         int_param("max_rules", 0, allow_none=True)
