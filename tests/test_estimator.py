@@ -636,3 +636,27 @@ def test_explain(gap):
         else:
             assert f"else-rule ({model.else_rule_.coverage} training instances)" in text
     assert n_over > 0
+
+
+def test_explain_gives_the_counts_and_probabilities_of_each_rows_union(gap):
+    """The counts the explorer shows for a point, counted row by row on the training data: the
+    training rows in the union of the covers of the rules that cover the row (or the else-rule's),
+    their class counts, and the probabilities they give (predict_proba's)."""
+    X, y, model, X_test = gap
+    covers = covers_by_row(model.rules_, X_test)
+    train_cov = covers_by_row(model.rules_, X)
+    ex = model.explain(X_test)
+    classes = list(model.classes_)
+    assert list(ex.columns) == (["rules", "explanation", "training rows"] + [f"count {c}" for c in classes]
+                                + [f"P({c})" for c in classes])
+    assert_allclose(ex[[f"P({c})" for c in classes]].to_numpy(), model.predict_proba(X_test), rtol=0, atol=0)
+    seen = set()
+    for i in range(len(X_test)):
+        idx = np.flatnonzero(covers[i])
+        rows = train_cov[:, idx].any(axis=1) if len(idx) else ~train_cov.any(axis=1)
+        counts = [int(np.sum(y[rows] == c)) for c in classes]
+        assert ex["training rows"].iloc[i] == int(rows.sum())
+        assert [int(ex[f"count {c}"].iloc[i]) for c in classes] == counts
+        assert_allclose(ex[[f"P({c})" for c in classes]].iloc[i].to_numpy(float), np.array(counts) / sum(counts))
+        seen.add(min(len(idx), 2))
+    assert seen == {0, 1, 2}  # rows of the else-rule, of one rule and of an overlap

@@ -140,14 +140,14 @@ def parse_table(html_text):
 
 
 def expected_box(model, X, literals, fx, fy):
-    """The box from the model's own thresholds (``_to_threshold``), unbounded sides at the data range."""
+    """The box from the model's own thresholds (``encoder_.thresholds``), unbounded sides at the data range."""
     Xe = model.encoder_.transform(X)
     out = []
     for j in (fx, fy):
         low, high = -math.inf, math.inf
         for col, a, b in literals:
             if col == j:
-                _, lo_t, hi_t = model._to_threshold(col, a, b)
+                _, lo_t, hi_t = model.encoder_.thresholds(col, a, b)
                 low = lo_t if lo_t is not None else low
                 high = hi_t if hi_t is not None else high
         out += [low if math.isfinite(low) else Xe[:, j].min(), high if math.isfinite(high) else Xe[:, j].max()]

@@ -24,6 +24,7 @@ from _estimator_helpers import categorical_data, gap_data
 from turs import TURSClassifier
 from turs.model_file import pattern_counts, union_counts
 from turs.rules import bound_of_cut, cut_of_bound
+from turs.union_estimate import union_probabilities
 
 DATA = Path(__file__).parent / "data"
 ERROR_PREFIXES = ("Model file field '", "This JSON is not a TURS model")
@@ -244,7 +245,7 @@ def test_predictions_use_pattern_counts_for_unseen_overlaps(saved):
     queries = _all_patterns(K)
     seen = {tuple(p) for p in train}
     assert any(tuple(q) not in seen for q in queries)
-    probs = model._union_probs(queries)
+    probs = union_probabilities(queries, model._patterns_, model._pattern_counts_)
     for q, p in zip(queries, probs):
         rows = train[:, q].any(axis=1) if q.any() else ~train.any(axis=1)
         counts = np.bincount(y[rows], minlength=len(model.classes_))

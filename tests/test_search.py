@@ -16,7 +16,7 @@ def _public_score(model, X, y, literals_bins):
     enc = model.encoder_
     Xe = enc.transform(X if isinstance(X, pd.DataFrame) else pd.DataFrame(X, columns=enc.input_columns_))
     yc = np.searchsorted(model.classes_, y)
-    lits = [[model._to_threshold(j, a, b) for j, a, b in r] for r in literals_bins]
+    lits = [[enc.thresholds(j, a, b) for j, a, b in r] for r in literals_bins]
     return score_literals(lits, Xe, yc, len(model.classes_), [c.cuts for c in enc.columns_], enc.binary_,
                           model.model_encoding).total
 
