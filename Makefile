@@ -42,12 +42,13 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install test reproduce bench bench-scale bench-cold-start clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
+.PHONY: help install check test reproduce bench bench-scale bench-cold-start clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
 
 help:
 	@echo "make targets:"
 	@echo "  install            create $(VENV) and install turs with the dev and notebooks extras"
-	@echo "  test               run the test suite (pytest -q; PYTEST_ARGS='...' adds options)"
+	@echo "  check              the fast loop: the unit tests, one seed, no slow/browser/subprocess test (~2 min)"
+	@echo "  test               run the whole test suite, every seed (pytest -q; PYTEST_ARGS='...' adds options)"
 	@echo "  reproduce          execute every notebook in notebooks/ (PROFILE=$(PROFILE); PROFILE=paper for the full study)"
 	@echo "  figures/NAME.EXT   rebuild one figure: runs the notebook whose file name is the longest prefix of NAME.EXT"
 	@echo "  build/notebooks/X.ipynb  execute notebooks/X.py"
@@ -136,8 +137,14 @@ reference-check: $(STAMP)
 compare: $(STAMP)
 	$(PY) -m turs.bench compare --results $(RESULTS) --out figures/turs_vs_thesis.csv
 
+# The fast inner loop: leaves out the tests marked slow, browser or subprocess (a fresh interpreter
+# each), runs each seed-parametrized test on its first seed and hypothesis' `check` profile.
+check: $(STAMP)
+	HYPOTHESIS_PROFILE=check $(PY) -m pytest -q -m "not slow and not browser and not subprocess" $(PYTEST_ARGS)
+
+# Everything, every seed (TURS_TEST_SEEDS=all; tests/conftest.py).
 test: $(STAMP)
-	$(PY) -m pytest -q $(PYTEST_ARGS)
+	TURS_TEST_SEEDS=all $(PY) -m pytest -q $(PYTEST_ARGS)
 
 reproduce: $(EXECUTED)
 	@$(if $(NOTEBOOKS),echo "reproduce: ran $(words $(NOTEBOOKS)) notebook(s) with PROFILE=$(PROFILE); figures are in $(if $(filter paper,$(PROFILE)),figures/,build/figures/)",echo "reproduce: no notebooks in notebooks/ yet")

@@ -17,6 +17,7 @@ def _records(out):
     return [json.loads(p.read_text()) for p in sorted(out.glob("*.json"))]
 
 
+@pytest.mark.subprocess
 def test_cli_n_folds_runs_ten_fold_tasks_with_the_ten_fold_split(tmp_path):
     out = tmp_path / "r"
     assert main(["run", "--algorithms", "cart", "--datasets", "sklearn-iris", "--n-folds", "10", "--folds", "7,9",
@@ -43,6 +44,7 @@ def test_cli_n_folds_defaults_to_all_folds_and_rejects_folds_outside(tmp_path, c
     assert "--n-folds must be at least 2" in capsys.readouterr().err
 
 
+@pytest.mark.subprocess
 def test_get_results_keeps_five_and_ten_fold_records_apart(tmp_path):
     out = tmp_path / "r"
     ten = get_results("quick", "cart", results_dir=out, datasets="sklearn-iris", n_folds=10, folds=[0, 1],

@@ -44,6 +44,7 @@ def _records(out: Path) -> dict[str, dict]:
     return {p.stem: json.loads(p.read_text()) for p in sorted(out.glob("*.json"))}
 
 
+@pytest.mark.subprocess
 def test_cli_run_writes_one_ok_record_per_task(cli_results):
     recs = _records(cli_results)
     assert len(recs) == N_TASKS
@@ -62,6 +63,7 @@ def test_cli_run_writes_one_ok_record_per_task(cli_results):
     assert cart["roc_auc_rp"] is None and cart["overlap_pct"] is None
 
 
+@pytest.mark.subprocess
 def test_same_split_as_the_reference_code(cli_results):
     from sklearn.model_selection import StratifiedKFold
 
@@ -76,6 +78,7 @@ def test_same_split_as_the_reference_code(cli_results):
     assert _records(cli_results)["sklearn-wine__cart__fold1"]["roc_auc"] == pytest.approx(auc)
 
 
+@pytest.mark.subprocess
 def test_summarize_writes_a_tidy_table(cli_results, tmp_path):
     assert main(["summarize", "--results", str(cli_results), "--out", str(tmp_path / "s.csv")]) == 0
     frame = pd.read_csv(tmp_path / "s.csv")
@@ -86,6 +89,7 @@ def test_summarize_writes_a_tidy_table(cli_results, tmp_path):
         assert len(pd.read_parquet(tmp_path / "s.parquet")) == N_TASKS
 
 
+@pytest.mark.subprocess
 def test_resume_recomputes_only_missing_records_and_force_all(cli_results, tmp_path, capsys):
     out = tmp_path / "results"
     shutil.copytree(cli_results, out)
@@ -154,6 +158,7 @@ def test_algorithms():
         unregister_algorithm(name)
 
 
+@pytest.mark.subprocess
 def test_timeout_kills_the_task_and_records_it(test_algorithms, tmp_path):
     beat = tmp_path / "heartbeat"
     task = Task("sklearn-iris", 0, "test-slow", {"heartbeat": str(beat)})
@@ -166,6 +171,7 @@ def test_timeout_kills_the_task_and_records_it(test_algorithms, tmp_path):
     assert beat.read_text() == last  # the work stopped
 
 
+@pytest.mark.subprocess
 def test_probe_first_skips_the_folds_of_a_timed_out_dataset(test_algorithms, tmp_path):
     beat = tmp_path / "heartbeat"
     slow = [Task("sklearn-iris", f, "test-slow", {"heartbeat": str(beat)}) for f in (0, 1, 2)]
@@ -185,6 +191,7 @@ def test_probe_first_skips_the_folds_of_a_timed_out_dataset(test_algorithms, tmp
     assert again.ran == [] and sorted(again.skipped) == sorted(t.id for t in slow)
 
 
+@pytest.mark.subprocess
 def test_error_is_recorded_with_message_and_traceback(test_algorithms, tmp_path):
     tasks = [Task("sklearn-iris", 0, "test-failing"), Task("sklearn-iris", 0, "test-missing"),
              Task("sklearn-iris", 0, "test-uninstalled"), Task("sklearn-iris", 1, "cart")]
@@ -237,6 +244,7 @@ def test_compare_against_the_thesis_tables(tmp_path):
 
 
 # ------------------------------------------------------------------------------------ Dask
+@pytest.mark.subprocess
 def test_dask_local_cluster_gives_the_joblib_results(cli_results, tmp_path):
     try:
         from distributed import LocalCluster

@@ -35,6 +35,7 @@ def _car_like():
 @pytest.mark.parametrize("data, kw", [
     ("iris", {}), ("wine", {}), ("wine", dict(search="thesis", model_encoding="thesis")),
     ("blockade", dict(record_trace=True)), ("car", dict(beam_width=5))])
+@pytest.mark.slow
 def test_the_kernels_as_python_fit_the_same_model_to_the_bit(monkeypatch, data, kw):
     X, y = {"iris": lambda: load_iris(return_X_y=True, as_frame=True),
             "wine": lambda: load_wine(return_X_y=True, as_frame=True),
@@ -361,6 +362,7 @@ def _stop_background(folder):
             pass
 
 
+@pytest.mark.subprocess
 def test_a_first_fit_on_an_empty_cache_compiles_nothing(tmp_path):
     """A fresh process on an empty numba cache fits iris without compiling a kernel (numba's
     compile events), gets the rules of the compiled kernels, and leaves no ResourceWarning

@@ -291,6 +291,7 @@ def test_register_all_registers_every_competitor():
     assert get_algorithm("lire").factory is comp.LIREAdapter
 
 
+@pytest.mark.subprocess
 def test_importing_turs_loads_no_competitor_library():
     code = (
         "import sys, turs, turs.competitors, turs.competitors.weka\n"

@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 from numba.core.registry import CPUDispatcher
 
 import turs._core as core
@@ -112,6 +113,7 @@ def test_no_test_changes_a_value_kernels_compile_in():
     assert sorted(patched & frozen) == []
 
 
+@pytest.mark.subprocess
 def test_the_package_and_the_makefile_use_one_cache_folder(tmp_path):
     """Without NUMBA_CACHE_DIR, a kernel of this checkout caches into build/numba_cache, the
     Makefile's NUMBA_CACHE_DIR; with it set, into that folder."""

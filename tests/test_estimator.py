@@ -350,8 +350,75 @@ def test_single_class(iris):
 
 def test_empty_x(iris):
     X, y = iris
-    with pytest.raises(ValueError, match=r"0 sample\(s\) \(shape=\(0, 4\)\)"):
+    with pytest.raises(ValueError, match=r"X has no rows: 0 sample\(s\) \(shape=\(0, 4\)\) while a minimum of 1 is "
+                                         r"required\. Pass the table with its rows"):
         TURSClassifier().fit(X.iloc[:0], y[:0])
+    with pytest.raises(ValueError, match=r"X has no columns: 0 feature\(s\) \(shape=\(150, 0\)\) while a minimum of 1 "
+                                         r"is required\. Pass the feature"):
+        TURSClassifier().fit(X.iloc[:, :0], y)
+
+
+def test_a_pyarrow_dictionary_column_is_categorical():
+    pa = pytest.importorskip("pyarrow")
+    Xc, y = categorical_data()
+    table = pa.Table.from_pandas(Xc.astype({c: str for c in Xc.columns if Xc[c].dtype == object}),
+                                 preserve_index=False)
+    table = pa.table({name: (table[name].dictionary_encode() if pa.types.is_string(table[name].type) else table[name])
+                      for name in table.column_names})
+    X_arrow = table.to_pandas(types_mapper=pd.ArrowDtype)  # e.g. read_parquet(dtype_backend="pyarrow")
+    assert any(str(t).startswith("dictionary<") for t in X_arrow.dtypes)
+    plain = TURSClassifier().fit(Xc, y)
+    model = TURSClassifier().fit(X_arrow, y)
+    assert [str(r) for r in model.rules_] == [str(r) for r in plain.rules_]
+    assert_array_equal(model.predict_proba(X_arrow), plain.predict_proba(Xc))
+
+
+def test_an_object_column_of_tuples_is_refused_with_the_fix():
+    X = pd.DataFrame({"a": [(1, 2), (3, 4)] * 10, "b": np.arange(20.0)})
+    with pytest.raises(ValueError, match=r"Column 'a' holds a tuple at row 0 \(\(1, 2\)\); each value must be one "
+                                         r"number, string or bool.*Split the values into columns"):
+        TURSClassifier().fit(X, [0, 1] * 10)
+
+
+@pytest.mark.parametrize("values, kinds, shown", [
+    ([1, "a"], "number and str", "1 at row 0, 'a' at row 1"),
+    ([True, 2.5], "bool and number", "True at row 0, 2.5 at row 1"),
+])
+def test_a_mixed_type_object_column_is_refused_with_the_fix(values, kinds, shown):
+    X = pd.DataFrame({"a": pd.Series(values * 10, dtype=object), "b": np.arange(20.0)})
+    with pytest.raises(ValueError, match=rf"Column 'a' mixes {kinds} values \({re.escape(shown)}\).*"
+                                         r"X\['a'\] = X\['a'\]\.astype\(str\)"):
+        TURSClassifier().fit(X, [0, 1] * 10)
+
+
+def test_an_object_column_of_one_kind_still_fits():
+    X = pd.DataFrame({"a": pd.Series(["x", "y", "z", "x"] * 10, dtype=object), "b": np.arange(40.0)})
+    assert TURSClassifier().fit(X, [0, 1] * 20).encoder_.categorical_levels_["a"] == ["x", "y", "z"]
+
+
+def test_a_label_with_a_lone_surrogate_is_refused_with_the_fix(iris):
+    X, y = iris
+    labels = np.array(["setosa", "versi\ud800color", "virginica"], dtype=object)[y]
+    with pytest.raises(ValueError, match=r"y has the label 'versi\\ud800color' \(row 50\), which holds the lone "
+                                         r"surrogate '\\ud800' at position 5.*Decode the source bytes"):
+        TURSClassifier().fit(X, labels)
+
+
+def test_a_level_with_a_lone_surrogate_names_the_column(iris):
+    X, y = iris
+    X = X.assign(colour=pd.Series(["red", "bl\udcffue"] * 75, dtype=object))
+    with pytest.raises(ValueError, match=r"Column 'colour' has the value 'bl\\udcffue' \(row 1\)"):
+        TURSClassifier().fit(X, y)
+
+
+@pytest.mark.parametrize("y_missing, shown", [
+    (np.array([0.0, np.nan] * 75), r"a missing or infinite label \(nan\) at row 1 \(75 such labels\)"),
+    (np.array(["a", None] * 75, dtype=object), r"a missing label \(None\) at row 1 \(75 missing in all\)"),
+])
+def test_missing_labels_name_the_row_and_the_fix(iris, y_missing, shown):
+    X, _ = iris
+    with pytest.raises(ValueError, match=rf"y has {shown}; every row needs its class\. Drop those rows"):
+        TURSClassifier().fit(X, y_missing)
 
 
 def test_wrong_column_count_at_predict(iris):
@@ -400,10 +467,15 @@ def test_unseen_level_at_predict():
     assert "Map it to a known level or refit" in str(e.value)
 
 
+_WIDTH = ("The 'beam_width' parameter of TURSClassifier must be an int from 1 to 1000 (each beam keeps that many "
+          "candidates and their covers, and the patience buckets are as many; the thesis uses 10).")
+
+
 @pytest.mark.parametrize("params, message", [
-    ({"beam_width": 0}, "The 'beam_width' parameter of TURSClassifier must be an int >= 1. Got 0 instead."),
-    ({"beam_width": 2.5}, "The 'beam_width' parameter of TURSClassifier must be an int >= 1. Got 2.5 instead."),
-    ({"beam_width": True}, "The 'beam_width' parameter of TURSClassifier must be an int >= 1. Got True instead."),
+    ({"beam_width": 0}, _WIDTH + " Got 0 instead."),
+    ({"beam_width": 2.5}, _WIDTH + " Got 2.5 instead."),
+    ({"beam_width": True}, _WIDTH + " Got True instead."),
+    ({"beam_width": 10**12}, _WIDTH + " Got 1000000000000 instead."),
     ({"n_cut_points": 0}, "The 'n_cut_points' parameter of TURSClassifier must be an int >= 1. Got 0 instead."),
     ({"n_cut_points": 300}, "The 'n_cut_points' parameter of TURSClassifier must be <= 254. Got 300."),
     ({"k_stop": 0}, "The 'k_stop' parameter of TURSClassifier must be an int >= 1. Got 0 instead."),
@@ -564,3 +636,27 @@ def test_explain(gap):
         else:
             assert f"else-rule ({model.else_rule_.coverage} training instances)" in text
     assert n_over > 0
+
+
+def test_explain_gives_the_counts_and_probabilities_of_each_rows_union(gap):
+    """The counts the explorer shows for a point, counted row by row on the training data: the
+    training rows in the union of the covers of the rules that cover the row (or the else-rule's),
+    their class counts, and the probabilities they give (predict_proba's)."""
+    X, y, model, X_test = gap
+    covers = covers_by_row(model.rules_, X_test)
+    train_cov = covers_by_row(model.rules_, X)
+    ex = model.explain(X_test)
+    classes = list(model.classes_)
+    assert list(ex.columns) == (["rules", "explanation", "training rows"] + [f"count {c}" for c in classes]
+                                + [f"P({c})" for c in classes])
+    assert_allclose(ex[[f"P({c})" for c in classes]].to_numpy(), model.predict_proba(X_test), rtol=0, atol=0)
+    seen = set()
+    for i in range(len(X_test)):
+        idx = np.flatnonzero(covers[i])
+        rows = train_cov[:, idx].any(axis=1) if len(idx) else ~train_cov.any(axis=1)
+        counts = [int(np.sum(y[rows] == c)) for c in classes]
+        assert ex["training rows"].iloc[i] == int(rows.sum())
+        assert [int(ex[f"count {c}"].iloc[i]) for c in classes] == counts
+        assert_allclose(ex[[f"P({c})" for c in classes]].iloc[i].to_numpy(float), np.array(counts) / sum(counts))
+        seen.add(min(len(idx), 2))
+    assert seen == {0, 1, 2}  # rows of the else-rule, of one rule and of an overlap

@@ -23,6 +23,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 # ----------------------------------------------------------------------- packaging
+@pytest.mark.subprocess
 def test_import_turs_does_not_import_ipywidgets():
     code = ("import sys, turs, turs.datasets; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'turs.explorer', 'voila')))")
@@ -31,6 +32,7 @@ def test_import_turs_does_not_import_ipywidgets():
     assert done.stdout.strip() == "[]"
 
 
+@pytest.mark.subprocess
 def test_explorer_without_ipywidgets_says_how_to_install():
     # turs.explorer itself imports without ipywidgets (its one-file search page needs none);
     # the app's names need the widgets and say how to install them.
@@ -138,14 +140,14 @@ def parse_table(html_text):
 
 
 def expected_box(model, X, literals, fx, fy):
-    """The box from the model's own thresholds (``_to_threshold``), unbounded sides at the data range."""
+    """The box from the model's own thresholds (``encoder_.thresholds``), unbounded sides at the data range."""
     Xe = model.encoder_.transform(X)
     out = []
     for j in (fx, fy):
         low, high = -math.inf, math.inf
         for col, a, b in literals:
             if col == j:
-                _, lo_t, hi_t = model._to_threshold(col, a, b)
+                _, lo_t, hi_t = model.encoder_.thresholds(col, a, b)
                 low = lo_t if lo_t is not None else low
                 high = hi_t if hi_t is not None else high
         out += [low if math.isfinite(low) else Xe[:, j].min(), high if math.isfinite(high) else Xe[:, j].max()]
@@ -191,6 +193,7 @@ def test_widgets_carry_css_classes(blockade):
     assert e.mdl_plot.value[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.mark.slow
 @needs_widgets
 def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
     model, X, y = blockade
@@ -251,6 +254,7 @@ def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
     assert n_rows_seen > 50
 
 
+@pytest.mark.slow
 @needs_widgets
 def test_boxes_and_covers_match_the_literals(blockade, blockade_explorer):
     model, X, y = blockade
@@ -438,6 +442,7 @@ def test_input_errors(blockade):
         e.show(0, 99)
 
 
+@pytest.mark.slow
 @needs_widgets
 def test_stepping_a_30_rule_trace_draws_each_step_once(thirty_rules):
     """Stepping through a long trace: every step shows its own search and iteration, is drawn once
@@ -473,6 +478,7 @@ def test_stepping_a_30_rule_trace_draws_each_step_once(thirty_rules):
 
 
 # ------------------------------------------------- explanations, any data, readable
+@pytest.mark.slow
 @needs_widgets
 def test_figure_titles_follow_the_step_not_the_cache(blockade):
     """show(0, 3) then show(0, 6) drew the old title: the cache was keyed by the literals only."""
@@ -499,6 +505,7 @@ def test_figure_titles_follow_the_step_not_the_cache(blockade):
 _IMAGE = {"data": "plot", "coverage": "coverage_plot", "lineage": "lineage_plot", "mdl": "mdl_plot"}
 
 
+@pytest.mark.slow
 @needs_widgets
 def test_keys_step_iterations_and_rule_searches(blockade):
     model, X, y = blockade
@@ -818,6 +825,7 @@ def test_a_sampled_search_says_its_numbers_are_the_samples(monkeypatch):
 
 
 # ------------------------------------------------- the Data picture follows the selection
+@pytest.mark.slow
 @needs_widgets
 def test_the_data_picture_follows_the_selected_candidate():
     """Selecting a candidate puts its columns on the axes (so its box is drawn there); a manual

@@ -15,6 +15,7 @@ from turs.explorer._fit import FitJob  # noqa: E402
 from turs.explorer._studio import fit_summary, read_csv  # noqa: E402
 
 
+@pytest.mark.subprocess
 def test_refit_without_the_local_test_changes_the_rules_and_compare_shows_both():
     app = Explorer(dataset="sim-local-testing")
     first = app.fits[-1]
@@ -42,6 +43,7 @@ def test_refit_without_the_local_test_changes_the_rules_and_compare_shows_both()
     assert len(app.X_test) == round(0.3 * 5000) and len(app.X_train) == 3500
 
 
+@pytest.mark.subprocess
 def test_cancel_stops_the_worker_process():
     X, y = load_bundled("sim-local-testing")
     job = FitJob(X, y, {"use_local_test": False, "beam_width": 30}).start()
@@ -53,6 +55,7 @@ def test_cancel_stops_the_worker_process():
     assert job._proc.exitcode is not None and job._proc.exitcode != 0  # stopped, not finished
 
 
+@pytest.mark.subprocess
 def test_bad_settings_come_back_as_an_error():
     X, y = load_bundled("sklearn-iris")
     job = FitJob(X, y, {"beam_width": 0}).start()
@@ -312,6 +315,7 @@ def test_dollar_signs_in_column_names_do_not_break_the_drawing():
     assert all(len(image.value) > 10_000 for image in (e.coverage_plot, e.lineage_plot, e.mdl_plot))
 
 
+@pytest.mark.subprocess
 def test_a_failed_draw_leaves_no_stale_picture(monkeypatch):
     from turs.explorer import _draw
 
@@ -334,3 +338,12 @@ def test_a_failed_draw_leaves_no_stale_picture(monkeypatch):
         app.refit(wait=True)
     assert app.explorer is None and "no picture today" in app.search_area.children[0].value
     assert "no picture today" in app.progress_text.value and "cannot be shown" in app.progress_text.value
+
+
+def test_explore_with_missing_labels_names_the_row_and_the_fix():
+    X, y = load_bundled("sklearn-iris")
+    y = pd.Series(y, dtype=object)
+    y.iloc[[7, 9]] = None
+    with pytest.raises(ValueError, match=r"y has a missing label \(None\) at row 7 \(2 missing in all\); every row "
+                                         r"needs its class\. Drop those rows"):
+        explore(X, y, fit=False)

@@ -19,6 +19,7 @@ def _serve():
 serve = _serve()
 
 
+@pytest.mark.subprocess
 def test_the_class_settings_reach_voila(tmp_path):
     notebook = tmp_path / "explorer.ipynb"
     notebook.write_text("{}")

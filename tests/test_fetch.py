@@ -297,6 +297,7 @@ def test_cli_list_shows_files_states_and_pinned_urls(server, tmp_path, capsys):
                for line in out[1:])
 
 
+@pytest.mark.subprocess
 def test_module_entry_point_exit_code(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "TURS_DATA_DIR"}
     proc = subprocess.run(

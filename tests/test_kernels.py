@@ -275,6 +275,7 @@ def test_refinement_model_bits_equals_public_code_length(seed, model_encoding):
     assert checked > 5
 
 
+@pytest.mark.slow
 def test_parallel_growth_kernel_equals_serial_and_caches_separately():
     """The prange variant gives the serial results, and has its own numba cache entry
     (same-named variants share one, and the parallel one then silently runs serial code)."""
@@ -304,6 +305,7 @@ def test_warmup_runs_every_kernel_variant():
     assert 0 < seconds < 120
 
 
+@pytest.mark.subprocess
 def test_after_warmup_no_path_of_the_search_compiles_a_kernel():
     """In a fresh process, after ``turs.warmup()``, fits that take every kernel path (one call
     per base, the separate calls in bounded chunks, the serial kernel in the scoring threads,

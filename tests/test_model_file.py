@@ -24,6 +24,7 @@ from _estimator_helpers import categorical_data, gap_data
 from turs import TURSClassifier
 from turs.model_file import pattern_counts, union_counts
 from turs.rules import bound_of_cut, cut_of_bound
+from turs.union_estimate import union_probabilities
 
 DATA = Path(__file__).parent / "data"
 ERROR_PREFIXES = ("Model file field '", "This JSON is not a TURS model")
@@ -244,7 +245,7 @@ def test_predictions_use_pattern_counts_for_unseen_overlaps(saved):
     queries = _all_patterns(K)
     seen = {tuple(p) for p in train}
     assert any(tuple(q) not in seen for q in queries)
-    probs = model._union_probs(queries)
+    probs = union_probabilities(queries, model._patterns_, model._pattern_counts_)
     for q, p in zip(queries, probs):
         rows = train[:, q].any(axis=1) if q.any() else ~train.any(axis=1)
         counts = np.bincount(y[rows], minlength=len(model.classes_))
@@ -338,6 +339,8 @@ def _edited(d, edit):
 
 @pytest.mark.parametrize("edit, path, expected", [
     (lambda d: d["params"].update(beam_width=-3), "params.beam_width", None),
+    (lambda d: d["params"].update(beam_width=10**12), "params.beam_width",
+     "a value TURSClassifier accepts; The 'beam_width' parameter of TURSClassifier must be an int from 1 to 1000"),
     (lambda d: d["params"].update(depth=3), "params", "only the keys"),
     (lambda d: d["params"].update(random_state="seed"), "params.random_state", "null or an int >= 0"),
     (lambda d: d["rules"][0]["conditions"][0].update(column="no such column"), "rules[0].conditions[0].column",
@@ -571,7 +574,7 @@ def _mutate(d, path, mutation, choice):
     return d
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(suppress_health_check=[HealthCheck.too_slow])  # example counts: the profiles in conftest.py
 @given(data=st.data())
 def test_a_mutated_file_is_refused_or_predicts_what_it_says(saved, sections, data):
     """Either a ValueError naming the field, or the model predicts what the file says (read

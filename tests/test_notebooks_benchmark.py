@@ -83,6 +83,7 @@ def harness_mean(frame: pd.DataFrame, dataset: str, algorithm: str, metric: str)
     return float(rows[metric].mean())
 
 
+@pytest.mark.slow
 def test_results_cover_every_task(results, require_competitors):
     require_competitors(*COMPETITORS)
     _, frame = results
@@ -222,6 +223,7 @@ def test_mean_table_shows_a_cell_only_when_every_fold_is_ok():
     assert text.splitlines()[2] == "| b | **0.650** | — | — |"
 
 
+@pytest.mark.slow
 def test_compute_zero_uses_only_existing_records(results, monkeypatch):
     """TURS_REPRODUCE_COMPUTE=0 (`make reproduce COMPUTE=0`): nothing runs, missing tasks show."""
     folder, frame = results

@@ -74,6 +74,7 @@ def test_core_dependencies_and_extras():
     assert set(project["optional-dependencies"]) >= {"notebooks", "explorer", "competitors", "dev"}
 
 
+@pytest.mark.subprocess
 def test_import_turs_does_not_import_optional_parts():
     code = (
         "import turs, sys; "
@@ -133,6 +134,7 @@ Path(out_dir, "result.txt").write_text(f"{profile} {n} {type(n).__name__} {Path.
 '''
 
 
+@pytest.mark.subprocess
 def test_run_notebook_end_to_end(tmp_path):
     pytest.importorskip("papermill")
     pytest.importorskip("jupytext")
@@ -152,6 +154,7 @@ def test_run_notebook_end_to_end(tmp_path):
     assert "AssertionError: n must not be 99" in failed.stderr
 
 
+@pytest.mark.subprocess
 @pytest.mark.skipif(os.name == "nt", reason="Unix sockets: Windows keeps papermill's TCP kernel")
 def test_notebooks_started_together_do_not_share_kernel_ports(tmp_path):
     """Over TCP, kernels started at the same moment could pick the same free port and one died

@@ -142,8 +142,9 @@ def _study_frames():
     return frames
 
 
-@pytest.mark.parametrize("name", ["sklearn-iris", "sklearn-wine", "sklearn-breast-cancer", "sim-local-testing",
-                                  "sim-overlap-blockade", "categorical"])
+@pytest.mark.parametrize("name", ["sklearn-iris", "sklearn-wine",
+                                  pytest.param("sklearn-breast-cancer", marks=pytest.mark.slow),
+                                  "sim-local-testing", "sim-overlap-blockade", "categorical"])
 def test_printed_conditions_round_trip_at_every_cut(name):
     X = _study_frames()[name]
     encoder = FeatureEncoder(20).fit(X)

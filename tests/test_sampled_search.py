@@ -144,6 +144,7 @@ def _groups_of_first_rules(model, k):
     return len(overlap_groups(covers)[1])
 
 
+@pytest.mark.slow
 def test_a_costly_fit_switches_to_the_sample_before_the_search_where_rows_times_groups_reach_the_bound(
         monkeypatch):
     """Between ``SAMPLE_WHEN_MIN_ROWS`` and ``SAMPLED_MIN_ROWS`` training rows, the fit is exact
@@ -177,7 +178,7 @@ def test_a_costly_fit_switches_to_the_sample_before_the_search_where_rows_times_
     assert TURSClassifier(beam_width=5).fit(X, y).sampled_from_rule_ is None
 
 
-@pytest.mark.parametrize("name", ["aloi", "smtp"])
+@pytest.mark.parametrize("name", [pytest.param("aloi", marks=pytest.mark.slow), "smtp"])
 def test_the_study_datasets_with_over_20000_training_rows_never_sample(turs_data_dir, name):
     """The two datasets of the study with more than ``SAMPLE_WHEN_MIN_ROWS`` training rows (the
     others have fewer, so they cannot switch) fit exactly in all five folds, and their rule

@@ -16,7 +16,7 @@ def _public_score(model, X, y, literals_bins):
     enc = model.encoder_
     Xe = enc.transform(X if isinstance(X, pd.DataFrame) else pd.DataFrame(X, columns=enc.input_columns_))
     yc = np.searchsorted(model.classes_, y)
-    lits = [[model._to_threshold(j, a, b) for j, a, b in r] for r in literals_bins]
+    lits = [[enc.thresholds(j, a, b) for j, a, b in r] for r in literals_bins]
     return score_literals(lits, Xe, yc, len(model.classes_), [c.cuts for c in enc.columns_], enc.binary_,
                           model.model_encoding).total
 
@@ -138,6 +138,7 @@ def test_search_is_deterministic():
     assert a.mdl_score_ == b.mdl_score_
 
 
+@pytest.mark.slow
 def test_local_testing_study_recovers_the_single_true_rule():
     """Thesis Section 3.6.7 / Table 3.6: with the local test, one rule with one literal on X1
     on at least 9 of 10 seeds and an MDL score within 2% of 2050.1 bits on average; without
@@ -245,7 +246,8 @@ REFERENCE_DATASETS = ("iris", "glass-2", "glass", "wine", "heartcleveland", "bac
 TURS2_EXACT_FOLDS = [(name, f) for name in REFERENCE_DATASETS for f in range(5)]
 
 
-@pytest.mark.parametrize("name, fold", TURS2_EXACT_FOLDS)
+@pytest.mark.parametrize("name, fold", [pytest.param(name, f, marks=pytest.mark.slow if f else ())  # make check: fold 0
+                                        for name, f in TURS2_EXACT_FOLDS])
 def test_turs2_search_reproduces_the_reference_runs_exactly(turs_data_dir, name, fold):
     """With the reference's model code *and* its beam bookkeeping (``search="turs2"``), the fit
     ends at exactly the reference runs' total_cl_bits on all 85 folds of

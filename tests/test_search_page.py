@@ -62,6 +62,7 @@ def _sha(text):
 
 
 # ----------------------------------------------------------------------- packaging
+@pytest.mark.subprocess
 def test_search_page_imports_and_builds_without_ipywidgets():
     code = ("import sys; sys.modules['ipywidgets'] = None\n"  # makes `import ipywidgets` fail
             "from turs import TURSClassifier\nfrom turs.datasets import load_bundled\n"
@@ -77,6 +78,7 @@ def test_search_page_imports_and_builds_without_ipywidgets():
     assert lines[1].startswith("ERR") and "pip install 'turs[explorer]'" in lines[1]
 
 
+@pytest.mark.subprocess
 def test_importing_the_page_does_not_import_ipywidgets():
     code = "import sys, turs.explorer.page; print(sorted(m for m in sys.modules if m.startswith('ipywidgets')))"
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)

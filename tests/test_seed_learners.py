@@ -199,6 +199,7 @@ def test_dataframe_names_appear_in_the_rules():
     assert any("worst" in str(r) or "mean" in str(r) for r in m.rules_)
 
 
+@pytest.mark.slow
 def test_breast_cancer_three_fold_accuracy():
     """The submodular rule set reaches >= 0.90 mean 3-fold accuracy with the default settings."""
     X, y = load_breast_cancer(return_X_y=True)
@@ -267,6 +268,7 @@ def test_lire_objective_matches_the_twin(seed):
         assert lr.lire_objective(R, y, alpha, 0.3, 0.01, 0.5, s) == pytest.approx(naive_G(R, y, alpha, 0.3, 0.01, 0.5, s))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", range(4))
 def test_theorem_1_is_the_coordinate_minimiser(seed):
     """For a rule m outside the support, Theorem 1's weight minimises G over alpha_m (checked on a
@@ -359,6 +361,7 @@ def test_local_support_falls_as_lambda_grows():
     assert local[0] > local[1] > local[2], local
 
 
+@pytest.mark.slow
 def test_lire_breast_cancer_three_fold_accuracy():
     X, y = load_breast_cancer(return_X_y=True)
     cv = StratifiedKFold(3, shuffle=True, random_state=0)
@@ -381,6 +384,7 @@ def test_lire_sklearn_checks(estimator, check):
 
 
 # ============================================================================== the notebook
+@pytest.mark.subprocess
 def test_notebook_quick_profile(tmp_path):
     """notebooks/seed_learners.py runs on bundled data, writes its tables and figures to the
     given folder only, and its Table 1 is the harness' own mean accuracy of the records."""

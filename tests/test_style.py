@@ -219,6 +219,7 @@ def test_apply_sets_readable_defaults():
         assert rc["axes.prop_cycle"].by_key()["color"][:2] == style.class_colors(2)
 
 
+@pytest.mark.slow
 def test_save_writes_150_dpi_and_refuses_small_text_and_wide_figures(tmp_path):
     with style.rc_context():
         fig, ax = plt.subplots(figsize=(6, 4))
@@ -255,6 +256,7 @@ def test_png_size_and_dpi_rejects_other_files(tmp_path):
         style.png_size_and_dpi(path)
 
 
+@pytest.mark.slow
 def test_scaling_plot_of_bench_speed_follows_the_style(tmp_path):
     spec = importlib.util.spec_from_file_location("bench_speed", REPO / "tools" / "bench_speed.py")
     bench_speed = importlib.util.module_from_spec(spec)

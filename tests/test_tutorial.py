@@ -381,6 +381,7 @@ def solution_lines() -> list:
             for ln in c.source.splitlines()[1:] if ln.strip()]
 
 
+@pytest.mark.subprocess
 def test_kit_student_notebook_has_no_solution_code(kit):
     text = (kit / "student.ipynb").read_text(encoding="utf-8")
     lines = solution_lines()
@@ -397,6 +398,7 @@ def test_kit_student_notebook_has_no_solution_code(kit):
         assert not re.search(rf"^answer_{k} = (?!None  # your code here$)", blank[0].source, re.M)
 
 
+@pytest.mark.subprocess
 def test_kit_teacher_notebook_has_the_solutions_open_and_the_plan(kit):
     nb = read_ipynb(kit / "teacher.ipynb")
     solution_cells = [c for c in nb.cells if "solution" in tags(c)]

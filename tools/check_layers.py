@@ -39,8 +39,9 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     # Editing a fitted model and its model file work on the model they are given (they never
     # import the estimator); the estimator's methods (without_rule, with_rule, to_json, ...)
     # delegate to them, so they sit directly below it.
-    ("fitted-model operations: editing, model files", ("turs.edit", "turs.model_file", "turs._model_fields")),
-    ("estimator", ("turs.estimator", "turs._warmup", "turs.__main__", "turs")),
+    ("fitted-model operations: its fields, editing, model files, explanations",
+     ("turs.fitted", "turs.edit", "turs.model_file", "turs._model_fields", "turs.explain")),
+    ("estimator", ("turs.estimator", "turs.learn", "turs._params", "turs._warmup", "turs.__main__", "turs")),
     # What the harness asks of a learner; the competitors implement it, the harness runs them.
     ("adapter interface", ("turs.adapter",)),
     ("competitors", ("turs.competitors",)),

@@ -30,11 +30,9 @@ PATH_AUTO, PATH_ROWS, PATH_BINS, PATH_BITS = 0, 1, 2, 3
 # constants were fitted (non-negative least squares, ``tools/replay_kernel.py fit-costs``) to
 # the differences between the builds' times on every feature of the recorded kernel calls that
 # leave the choice to the model, each feature timed alone with each build forced, on fold-0
-# fits of avila, waveform, magic and the noisy 20k set (2026-11-27, ``docs/performance.md``);
-# the per-bucket build's term per bucket, which the fit cannot tell from the
-# others, is fixed at 0.5. Before, constants tuned one at a time (``RANK_QUERY_COST``,
-# ``BIN_BUILD_COST``, and ``BIT_OP_COST`` there too): the same replays took 4-6% less time on
-# avila with the fitted ones, and within 1% of their time on the others.
+# fits of avila, waveform, magic and the noisy 20k set; the per-bucket build's term per bucket,
+# which the fit cannot tell from the others, is fixed at 0.5. Fitted constants beat constants
+# tuned one at a time on avila and tie on the others (docs/results.md, "Tuning constants").
 ROWS_PREFIX_COST = 2.30  # per-row build: per (group, bucket, class) of its prefix sums
 BINS_FIXED_COST = 299.0  # per-bucket build: per feature
 BINS_SCATTER_COST = 0.290  # per-bucket build: per estimated list entry it scatters (a group's classes side by side)
@@ -50,10 +48,9 @@ MAX_SUBSET_RULES = 12
 
 # regret series summed side by side in one vector loop
 REGRET_LANES = 64
-"""Consecutive ``n`` whose series ``turs._core.regret._r2_lanes`` sums side by side. The table up to
-10^6 entries on this 2-core machine (2026-11-27): 7.3 s one ``n`` at a time; 2.10 s with 16
-lanes, 2.04 s with 32, 1.97 s with 64, 2.04 s with 128 (4 lanes without vector registers:
-4.4 s)."""
+"""Consecutive ``n`` whose series ``turs._core.regret._r2_lanes`` sums side by side: 64 lanes make
+the regret table about 3.7x faster than one ``n`` at a time, and more lanes gain nothing
+(docs/results.md, "Tuning constants")."""
 
 
 # Read by Python at call time (``_config.NAME``): tests monkeypatch them here.
@@ -65,8 +62,8 @@ UNION_BUILD = PATH_AUTO
 # a bit-set word operation vs a scattered addition, in a kernel call's work estimate
 BIT_OP_COST = 0.1
 """Cost of one 64-bit word operation of the bit-set build relative to one scattered float
-addition of the list builds, in ``turs._core.growth.feature_work``'s estimate of a call's work (measured on
-replayed kernel calls of the noisy 5k and 10k fits, see ``docs/performance.md``)."""
+addition of the list builds, in ``turs._core.growth.feature_work``'s estimate of a call's work (from
+replayed kernel calls of the noisy 5k and 10k fits, ``tools/replay_kernel.py``)."""
 
 # a bit-set word vs a shared-rule triple, in the rule set's union counts' choice
 UNION_BITS_WORD_COST = 0.25
@@ -77,31 +74,25 @@ shared-rule triple of ``_union_counts``, in ``turs._core.union_counts.union_coun
 PARALLEL_MIN_WORK = 20_000_000
 """Rows x cut points (the data's, an upper bound of the base's) x (1 + groups) below which the
 serial kernel is used: waking a thread team (passive OpenMP wait, see above) costs
-more than it saves on small covers, and the two threads of this machine share little (1.4x at
-best, on the largest calls). Measured on every 10th (waveform, 684 calls) or 2nd kernel call
-of fold-0 fits, replayed serial and parallel (2-core machine, 2026-11-22), kernel seconds, with
-the base's own cut points in the rule: waveform serial 1.229, former rule (rows x features x
-(1 + groups) >= 1e7) 1.035, this rule 0.889; pendigits 1.364, 1.363, 1.299; chess,
-mammography and vehicle the same under all three (0.105, 0.026, 0.052): their calls stay
-serial. With the data's cut points as the bound (``make bench``, 2026-11-22, whole fits, 1
-thread vs 2): waveform 16.4 vs 13.5 s, pendigits 5.0 vs 5.4 s, Vehicle 0.22 s both."""
+more than it saves on small covers, and the two threads of a 2-core machine share little (1.4x
+at best, on the largest calls). On replayed kernel calls of fold-0 fits this bound beats both
+all-serial calls and a bound on rows x features x (1 + groups) on waveform and pendigits and
+leaves the small datasets' calls serial (docs/results.md, "Tuning constants")."""
 
 # kernel work per jitted call at most (Ctrl-C is seen between calls)
 MAX_CALL_WORK = 20_000_000
 """Estimated work (scattered additions, see ``turs._core.growth.feature_work``) above which a base's features
 are split over several kernel calls, and a single feature above it over several ranges of the
 overlap groups. numba's loops do not see signals: Python raises ``KeyboardInterrupt`` only
-when a call returns, so this bounds how long Ctrl-C waits: the estimate ran at 1.2e8 units
-per second (median over the 30 slowest kernel calls of the noisy 10k fit, 2-core machine at
-load 8), i.e. about 0.17 s per call under that load and less when idle
-(``docs/performance.md``). Only the pass over the cover's rows of one
-feature is not split."""
+when a call returns, so this bounds how long Ctrl-C waits: about 0.2 s per call on a loaded
+2-core machine, less when idle (docs/results.md, "Tuning constants"). Only the pass over the
+cover's rows of one feature is not split."""
 
 # regret series terms per jitted call at most (Ctrl-C is seen between calls)
 REGRET_CALL_TERMS = 3e8
-"""Series terms one jitted call of ``turs._core.regret._log2_regret_table`` sums at most (about 0.1 s on this
+"""Series terms one jitted call of ``turs._core.regret._log2_regret_table`` sums at most (about 0.1 s on a
 2-core machine): a large table is made in calls of bounded work, so that Ctrl-C is seen
-between them. In one call, a table of 3 * 10^6 entries held a KeyboardInterrupt for 9 s."""
+between them (in one call, a table of 3 * 10^6 entries holds a KeyboardInterrupt for seconds)."""
 
 # score a base that fits one serial kernel call in one jitted call without the GIL
 ONE_CALL_PER_BASE = True
@@ -120,44 +111,34 @@ the search is the same step for step."""
 THREADS_MIN_WORK = 3_000_000
 """Rows x cut points (the data's) of an iteration's bases below which they are scored in this
 thread: a thread hand-off costs tens of microseconds, more than a small base's kernel call.
-Fold-0 fits, idle 2-core machine, 2026-11-25, best of two to five, this bound vs 1e7 vs no
-threads: vehicle 0.26 / 0.27 / 0.26 s (1e6: 0.39), chess 0.61 / - / 0.62, pendigits
-4.8 / 5.6 / 5.9, waveform 7.6 / 8.8 / 9.0, magic 9.4 / 9.8 / 10.7; rows x features >= 2e5
-instead made chess 0.69 s. With the shared queue (``SHARED_QUEUE``) and the one call per base
-(``ONE_CALL_PER_BASE``), 1e6 and 3e5 were within the noise of this bound
-(2026-11-26, alternating twice in one process, this bound / 1e6 / 3e5: vehicle 0.28-0.29 /
-0.26 / 0.23-0.25 s, chess 0.72-0.75 / 0.71-0.77 / 0.72-0.73, pendigits 4.7-5.2 / 4.6-5.5 /
-4.2-4.4, waveform 5.1-5.2 / 5.0-5.1 / 5.1, avila 21.9-22.9 / 21.1-21.8 / 21.3-22.3, noisy 20k
-11.7-11.8 / 11.5-11.8 / 11.6-11.7), with more CPU time for the smaller bounds: kept."""
+On fold-0 fits this bound is faster than 1e7 and than no threads on pendigits, waveform and
+magic and as fast on vehicle and chess; with the shared queue and one call per base, 1e6 and
+3e5 are within the noise of it and take more CPU time (docs/results.md, "Tuning constants")."""
 
 # the scoring threads take the largest cover first
 LARGEST_FIRST = True
 """Submit an iteration's bases to the scoring threads largest cover first (the longest
 processing time first rule): a large base submitted last keeps one thread busy while the
 other waits for the iteration to end. Each base is scored on its own, so the proposals, and
-the search, are the same in any order. On the noisy 20k fit, alternating three times in one
-process (2026-11-26), wall / CPU time 0.60-0.61 against 0.62-0.63 in submission order."""
+the search, are the same in any order; on the noisy 20k fit it saves a few percent of the
+scoring time (docs/results.md, "Tuning constants")."""
 
 # the scoring threads take bases from one queue
 SHARED_QUEUE = True
 """Score an iteration's bases from one queue in this thread and ``SCORING_THREADS - 1`` pool
 threads (``turs.search.scoring._score_shared``), instead of one pool task per base while this thread waits:
 one hand-off per iteration, not one per base. Each base is scored on its own, so the search
-is the same. Alternating twice in one process (2026-11-26, with
-``ONE_CALL_PER_BASE``), without / with: magic 7.31, 7.23 / 6.64, 6.84 s;
-avila 22.51, 23.13 / 21.74, 22.47 s; chess 0.70-0.73 s both."""
+is the same. It saves 3-7% on magic and avila and nothing on small fits such as chess
+(docs/results.md, "Tuning constants")."""
 
 # bases' work from which their kernel calls are shared with the scoring threads
 SPLIT_MIN_WORK = 300_000
 """Rows x cut points (the data's) of an iteration's bases from which ``turs.search.scoring.score_bases`` shares
 their kernel calls with the pool's threads when they are below ``THREADS_MIN_WORK``
-(``turs.search.scoring._score_split``). Fold-0 fits, alternating in one process (2026-11-27), the time of the
-iterations it applies to, without / with: avila 7.48, 6.07 / 5.69, 5.00 s; noisy 20k 1.32,
-1.10 / 0.96, 0.82; magic 0.69, 0.65 / 0.54, 0.54; waveform 0.70-0.79 / 0.55-0.56; whole fits of
-vehicle 0.27 / 0.21 s and chess 0.66-0.69 / 0.63-0.65. 1e5 and 0 gave vehicle's time of this
-bound; a higher ``THREADS_MIN_WORK`` (1e7, the split for more iterations) made magic 6.1 ->
-8.0 s and avila 17.2 -> 18.7 s: where the kernels outweigh the Python, whole bases in two
-threads are faster."""
+(``turs.search.scoring._score_split``). It makes the iterations it applies to 15-25% faster
+on avila, the noisy 20k set, magic and waveform; a higher ``THREADS_MIN_WORK`` (the split for
+more iterations) is slower on magic and avila: where the kernels outweigh the Python, whole
+bases in two threads are faster (docs/results.md, "Tuning constants")."""
 
 # memory the prefix tables' caches may hold
 CACHE_BYTES = 64 * 2**20

@@ -4,10 +4,17 @@ Below both modules, so that neither imports the other for them.
 """
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
 import pandas as pd
+
+#: What pandas' ``infer_dtype`` calls an object column of one kind of value a level can be.
+_ONE_KIND = ("string", "boolean", "integer", "floating", "mixed-integer-float", "decimal", "empty", "categorical",
+             "bytes")
+#: Cell values no rule can test: containers (a rule compares a cell with a level or a threshold).
+_CONTAINERS = (tuple, list, dict, set, frozenset, np.ndarray, pd.Series)
 
 
 def _check_y(y, n, who: str = "TURSClassifier"):
@@ -24,16 +31,87 @@ def _check_y(y, n, who: str = "TURSClassifier"):
     if len(y) != n:
         raise ValueError(f"X has {n} rows but y has {len(y)} labels; they must match.")
     if y.dtype.kind == "f":
-        if not np.all(np.isfinite(y)):
-            raise ValueError("y contains NaN or inf; remove those rows or fill the labels.")
+        bad = ~np.isfinite(y)
+        if bad.any():
+            i = int(np.argmax(bad))
+            raise ValueError(f"y has a missing or infinite label ({y[i]}) at row {i} ({int(bad.sum())} such labels); "
+                             "every row needs its class. Drop those rows (keep = np.isfinite(y); X, y = X[keep], "
+                             "y[keep]) or fill the labels.")
         if not np.all(y == np.round(y)):
             raise ValueError(
                 f"Unknown label type: continuous. {who} works on classes; y must hold class labels."
             )
+    if y.dtype.kind in "OU":  # first: pandas' own string arrays refuse such text with a bare message
+        _check_utf8(y, "y", "label")
     if y.dtype.kind == "O":
-        if pd.isna(pd.Series(y)).any():
-            raise ValueError("y contains missing labels; remove those rows or fill the labels.")
+        missing = pd.isna(y)
+        if missing.any():
+            i = int(np.argmax(missing))
+            raise ValueError(f"y has a missing label ({y[i]!r}) at row {i} ({int(missing.sum())} missing in all); "
+                             "every row needs its class. Drop those rows (keep = pd.notna(y); X, y = X[keep], "
+                             "y[keep]) or fill the labels.")
+        _check_one_kind(y, "y", "label", "y = y.astype(str)")
     return y
+
+
+def _cell_kind(v) -> str:
+    """``"bool"``, ``"number"``, ``"str"`` or the type's name: the kinds a column may not mix."""
+    if isinstance(v, (bool, np.bool_)):
+        return "bool"
+    if isinstance(v, numbers.Number):
+        return "number"
+    if isinstance(v, str):
+        return "str"
+    return type(v).__name__
+
+
+def _check_one_kind(values, where: str, what: str, fix: str) -> None:
+    """The cells of an object array (a column of X, or y) hold one kind of value, none a container.
+
+    A column mixing numbers and strings (``1`` and ``"1"``), or bools and numbers (``True ==
+    1``), would give levels that print alike or compare equal; a tuple is no value a rule tests.
+    A ValueError names ``where``, the first cells of two kinds (or the container) and ``fix``.
+    """
+    values = np.asarray(values, dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=True) in _ONE_KIND:
+        return
+    first: dict = {}
+    for i, v in enumerate(values):
+        if v is None or (isinstance(v, float) and v != v):
+            continue
+        if isinstance(v, _CONTAINERS):
+            raise ValueError(
+                f"{where} holds a {type(v).__name__} at row {i} ({_short(v)}); each {what} must be one number, "
+                f"string or bool (a rule compares it with a level or a threshold). Split the values into columns "
+                f"(e.g. pd.DataFrame(X[col].tolist())) or make them text ({fix}).")
+        first.setdefault(_cell_kind(v), (i, v))
+        if len(first) > 1:
+            (ka, (ia, va)), (kb, (ib, vb)) = list(first.items())[:2]
+            raise ValueError(
+                f"{where} mixes {ka} and {kb} values ({va!r} at row {ia}, {vb!r} at row {ib}); each {what} of it "
+                f"must be of one kind, or levels that print alike (1 and '1', True and 1) would be told apart or "
+                f"merged. Convert it to one type: {fix}, or pd.to_numeric for numbers.")
+
+
+def _check_utf8(values, where: str, what: str) -> None:
+    """Every string in ``values`` can be written as UTF-8 (a lone surrogate, e.g. from bytes decoded
+    with ``errors="surrogateescape"``, cannot: rules, pages and model files could not show it)."""
+    for v in pd.unique(np.asarray(values, dtype=object).ravel()):
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as e:
+                rows = np.flatnonzero(np.asarray(values, dtype=object) == v)
+                raise ValueError(
+                    f"{where} has the {what} {v!r} (row {int(rows[0])}), which holds the lone surrogate "
+                    f"{v[e.start]!r} at position {e.start}: no valid text holds one, and turs cannot print or save "
+                    "it. Decode the source bytes with the right encoding, or replace it (e.g. "
+                    "s.encode('utf-8', 'replace').decode('utf-8')).") from None
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _data_conversion_warning():
@@ -118,9 +196,15 @@ def _as_frame(X, fitted) -> pd.DataFrame:
         if not has_names:
             df = df.set_axis([f"x{j}" for j in range(df.shape[1])], axis=1)
     if df.shape[0] == 0:
-        raise ValueError(f"Found array with 0 sample(s) (shape={df.shape}) while a minimum of 1 is required.")
+        raise ValueError(f"X has no rows: 0 sample(s) (shape={df.shape}) while a minimum of 1 is required. "
+                         "Pass the table with its rows (an empty table often comes from a filter or a split that "
+                         "kept none).")
     if df.shape[1] == 0:
-        raise ValueError(f"Found array with 0 feature(s) (shape={df.shape}) while a minimum of 1 is required.")
+        raise ValueError(f"X has no columns: 0 feature(s) (shape={df.shape}) while a minimum of 1 is required. "
+                         "Pass the feature columns (an empty table often comes from a column selection that kept "
+                         "none).")
+    _check_utf8(np.asarray([str(c) for c in df.columns], dtype=object), "X's column names", "column name")
+    df = _decode_arrow_dictionaries(df)
     for col in df.columns:
         s = df[col]
         kind = s.dtype.kind
@@ -147,6 +231,27 @@ def _as_frame(X, fitted) -> pd.DataFrame:
                     f"Input X contains NaN: column '{col}' has a missing value at row {i}. "
                     "Fill it (e.g. with a 'missing' level) or drop the row."
                 )
+            if s.dtype == object:
+                _check_one_kind(s.to_numpy(), f"Column '{col}'", "value", f"X['{col}'] = X['{col}'].astype(str)")
+            if not isinstance(s.dtype, pd.CategoricalDtype) and not pd.api.types.is_bool_dtype(s.dtype):
+                _check_utf8(s.to_numpy(), f"Column '{col}'", "value")
+    return df
+
+
+def _decode_arrow_dictionaries(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with each pyarrow dictionary column (``pd.ArrowDtype(pa.dictionary(...))``, e.g. from
+    ``read_parquet(dtype_backend="pyarrow")``) as a pandas categorical of its values: a dictionary
+    column is categorical, and pandas has no float view of one."""
+    names = [c for c in df.columns if isinstance(df[c].dtype, pd.ArrowDtype)
+             and str(df[c].dtype.pyarrow_dtype).startswith("dictionary<")]
+    if not names:
+        return df
+    import pyarrow as pa  # present: the column is a pyarrow array
+
+    df = df.copy(deep=False)
+    for c in names:
+        values = pa.chunked_array([pa.array(df[c].array)]).to_pandas()
+        df[c] = pd.Series(pd.Categorical(values), index=df.index)
     return df
 
 

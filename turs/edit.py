@@ -25,7 +25,8 @@ import pandas as pd
 
 from ._core.regret import log2_regret_table
 from .mdl import MDLBreakdown, cover_matrix, model_bits_total, nll_bits, score_literals, total_bits
-from .union_estimate import pattern_counts, union_counts
+from .fitted import TrainingRows, set_rule_set
+from .union_estimate import pattern_counts, union_counts, union_probabilities
 from .parse import resolve_rules
 from .metrics import roc_auc
 from .rules import print_digits_table  # noqa: F401  (also importable from here)
@@ -69,24 +70,16 @@ def training_data(model, X=None, y=None, what: str = "this edit") -> tuple[np.nd
 # ---------------------------------------------------------------------------- the edits
 def edited(model, literals: list, Xe: np.ndarray, y: np.ndarray):
     """A new fitted model: ``model`` with the rules ``literals`` (``[(j, low, high), ...]`` per
-    rule), re-counted and scored from scratch on the training rows ``Xe, y``."""
-    new = copy.copy(model)
+    rule), re-counted and scored from scratch on the training rows ``Xe, y``. Its trace and its
+    search's fields are dropped: they are of the fit, not of the edited rule set."""
     covers = cover_matrix(literals, Xe)
     C = len(model.classes_)
-    new._literals_ = [list(lits) for lits in literals]
-    new._patterns_, new._pattern_counts_ = pattern_counts(covers, y, C)
-    new._train_Xe_, new._y_train_ = Xe, y
-    new._train_covers_ = np.packbits(covers, axis=0)
-    new._n_train_ = len(y)
-    new._digits_ = print_digits_table(model.encoder_, Xe, literals, getattr(model, "_digits_", {}))
-    new.mdl_breakdown_ = score_literals(new._literals_, Xe, y, C, [c.cuts for c in model.encoder_.columns_],
-                                        model.encoder_.binary_, model.model_encoding)
-    new.mdl_score_ = new.mdl_breakdown_.total
-    new.trace_ = None  # the search trace is of the fit, not of the edited rule set
-    for name in ("_search_total_", "sampled_from_rule_"):  # and so is where its searches sampled
-        new.__dict__.pop(name, None)
-    new._build_rules()
-    return new
+    patterns, counts = pattern_counts(covers, y, C)
+    digits = print_digits_table(model.encoder_, Xe, literals, getattr(model, "_digits_", {}))
+    breakdown = score_literals(literals, Xe, y, C, [c.cuts for c in model.encoder_.columns_], model.encoder_.binary_,
+                               model.model_encoding)
+    return set_rule_set(copy.copy(model), literals, patterns, counts, breakdown, digits,
+                        rows=TrainingRows(Xe, y, covers))
 
 
 def _index(model, i, what: str) -> int:
@@ -162,21 +155,13 @@ def _without_rule_from_counts(model, i: int, literals: list):
     rule_bits = tuple(b for k, b in enumerate(bd.rule_model_bits) if k != i)
     mbits, lu, lf = model_bits_total(rule_bits)
     regret = float(sum(rule_regret)) + else_regret
-    new = copy.copy(model)
-    new._literals_ = [list(lits) for lits in literals]
-    new._patterns_, new._pattern_counts_ = patterns, counts
-    new.mdl_breakdown_ = MDLBreakdown(
+    breakdown = MDLBreakdown(
         total=total_bits(data, float(sum(rule_regret)), else_regret, float(sum(rule_bits)), len(rule_bits)),
         data_bits=data, regret_bits=regret, model_bits=mbits, rule_model_bits=rule_bits,
         rule_regret_bits=rule_regret, else_regret_bits=else_regret, n_rules_bits=lu, order_redundancy_bits=lf,
         n_rules=len(literals), coverage=n - int(else_counts.sum()), else_coverage=int(else_counts.sum()),
         n_overlap_groups=int((~empty).sum()))
-    new.mdl_score_ = new.mdl_breakdown_.total
-    new.trace_ = None
-    for name in ("_search_total_", "sampled_from_rule_", "_train_covers_", "_y_train_", "_train_Xe_", "_n_train_"):
-        new.__dict__.pop(name, None)
-    new._build_rules()
-    return new
+    return set_rule_set(copy.copy(model), literals, patterns, counts, breakdown, getattr(model, "_digits_", {}))
 
 
 # ------------------------------------------------------------------------------ compare
@@ -218,7 +203,7 @@ def _train_auc(model) -> float:
     from sklearn.metrics import roc_auc_score
 
     patterns, counts = model._patterns_, model._pattern_counts_
-    probs = model._union_probs(patterns)
+    probs = union_probabilities(patterns, patterns, counts)
     C = counts.shape[1]
     rows_p, rows_c = np.nonzero(counts)
     weight = counts[rows_p, rows_c].astype(float)

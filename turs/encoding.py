@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .rules import Condition
+
 MAX_CUT_POINTS = 254  # bins are uint8
 
 
@@ -117,6 +119,27 @@ class FeatureEncoder:
     @property
     def names_(self) -> list:
         return [c.name for c in self.columns_]
+
+    # ----------------------------------------------------------- conditions
+    def thresholds(self, j: int, a: int, b: int) -> tuple:
+        """Literal ``(j, a, b)`` of the search (bins ``[a, b)`` of encoded column ``j``) as the
+        thresholds ``(j, low, high)`` of a rule: the cut points bounding those bins (None: open)."""
+        cuts = self.columns_[j].cuts
+        return (int(j), float(cuts[a - 1]) if a > 0 else None, float(cuts[b - 1]) if b < len(cuts) + 1 else None)
+
+    def condition(self, j: int, low, high, digits: dict | None = None) -> Condition:
+        """The :class:`~turs.rules.Condition` ``low <= x < high`` on encoded column ``j``: on a one-hot
+        column it prints ``= level`` / ``!= level``. ``digits``: significant digits of a bound by
+        ``(j, cut)`` where 6 do not separate the training values (:func:`turs.rules.print_digits_table`)."""
+        col = self.columns_[j]
+        if col.kind == "onehot":
+            return Condition(col.name, low, high, col.source, col.level)
+        digits = digits or {}
+        return Condition(col.name, low, high, digits=(digits.get((j, low)), digits.get((j, high))))
+
+    def bin_condition(self, j: int, a: int, b: int, digits: dict | None = None) -> Condition:
+        """The :class:`~turs.rules.Condition` of the search's literal ``(j, a, b)``."""
+        return self.condition(*self.thresholds(j, a, b), digits=digits)
 
     # ---------------------------------------------------------------- json
     def to_dict(self) -> dict:

@@ -1,60 +1,19 @@
 """``TURSClassifier``: the scikit-learn estimator around the TURS search."""
 from __future__ import annotations
 
-import numbers
-import warnings
-
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
-from . import edit, guided, model_file
-from .union_estimate import pattern_counts, union_counts
-from .parse import ResolvedRule, resolve_rules
-from ._validation import _as_frame, _check_y, as_pandas
-from .encoding import FeatureEncoder
-from .mdl import MODEL_ENCODINGS, ColumnCache, cover_matrix, score_literals
-from .rules import Condition, ElseRule, Rule, print_digits_table
+from . import edit, learn, model_file
 from ._compile import compile_bar
-from ._core.kernels import kernels_for_fit, switch_when_ready
-from ._fit_control import fit_control
-from .search import SEARCHES, RuleSetState, SearchData, SearchSettings, learn_rule_set
-from .search.sampled import SampledSearch, sample_when_costly, uses_sample
-from .trace import SearchTrace, candidate_describer, trace_mode
-
-_SCORES = ("learning_speed", "absolute")
-#: ``record_trace`` values besides True/False: every candidate, or the chosen path, runner-up and
-#: each iteration's best (``turs.search.record.TRACE_MODES``, ``docs/trace.md``)
-_TRACE_MODES = ("full", "compact")
-
-
-class _ScoreParameter:
-    """``score`` is both a parameter of TURSClassifier and ``ClassifierMixin.score``.
-
-    The documented parameter ``score`` (the search score, Eq. 3.21) has the name of the
-    scikit-learn method ``score(X, y)`` (mean accuracy). Stored as a plain attribute it would
-    hide the method, and ``model.score(X, y)``, ``Pipeline.score`` and ``GridSearchCV`` without
-    ``scoring=`` would fail. This data descriptor keeps both: assigning ``model.score = v``
-    stores ``v`` in ``model._score_param``; reading ``model.score`` gives the method.
-    ``get_params`` / ``set_params`` / ``clone`` see the parameter value.
-    """
-
-    def __get__(self, obj, objtype=None):
-        if obj is None:
-            return ClassifierMixin.score
-        return ClassifierMixin.score.__get__(obj, objtype)
-
-    def __set__(self, obj, value):
-        obj.__dict__["_score_param"] = value
-
-
-def _table_cells(X) -> int:
-    """Rows x columns of a table (a DataFrame, an array or anything ``np.asarray`` reads)."""
-    shape = getattr(X, "shape", None)
-    if shape is None:
-        shape = np.asarray(X).shape
-    return int(shape[0]) * (int(shape[1]) if len(shape) > 1 else 1)
+from ._core.kernels import kernels_for_fit
+from ._params import MAX_BEAM_WIDTH, ScoreParameter, check_params  # noqa: F401  (MAX_BEAM_WIDTH: also from here)
+from ._validation import _as_frame
+from .explain import explain
+from .mdl import cover_matrix
+from .union_estimate import union_probabilities
 
 
 class TURSClassifier(ClassifierMixin, BaseEstimator):
@@ -165,7 +124,7 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     rows in memory, for ``with_rule`` / ``replace_rule`` / ``without_rule`` (:mod:`turs.edit`).
     """
 
-    score = _ScoreParameter()
+    score = ScoreParameter()
 
     def __init__(self, beam_width=10, n_cut_points=20, use_patience=True, use_local_test=True,
                  use_auxiliary_beam=True, local_test_fallback=False, search="turs2", score="learning_speed", k_stop=5,
@@ -195,50 +154,12 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     def get_params(self, deep=True):
         params = super().get_params(deep=deep)
-        params["score"] = self._score_param  # not the method (see _ScoreParameter)
+        params["score"] = self._score_param  # not the method (see turs._params.ScoreParameter)
         return params
 
     # ----------------------------------------------------------------- validation
     def _validate_params(self):
-        def int_param(name, low, allow_none=False):
-            v = getattr(self, name)
-            if allow_none and v is None:
-                return
-            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < low:
-                raise ValueError(
-                    f"The '{name}' parameter of TURSClassifier must be an int >= {low}"
-                    f"{' or None' if allow_none else ''}. Got {v!r} instead."
-                )
-        int_param("beam_width", 1)
-        int_param("n_cut_points", 1)
-        int_param("k_stop", 1)
-        int_param("max_rules", 0, allow_none=True)
-        int_param("verbose", 0)
-        mt = self.max_time
-        if mt is not None and (not isinstance(mt, numbers.Real) or isinstance(mt, (bool, np.bool_))
-                               or not np.isfinite(mt) or mt <= 0):
-            raise ValueError(f"The 'max_time' parameter of TURSClassifier must be a number of seconds > 0 or None "
-                             f"(no limit). Got {mt!r} instead.")
-        if self.n_cut_points > 254:
-            raise ValueError(f"The 'n_cut_points' parameter of TURSClassifier must be <= 254. Got {self.n_cut_points}.")
-        for name in ("use_patience", "use_local_test", "use_auxiliary_beam", "local_test_fallback", "exact"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"The '{name}' parameter of TURSClassifier must be a bool. Got {getattr(self, name)!r} instead.")
-        rt = self.record_trace
-        if not (isinstance(rt, (bool, np.bool_)) or (isinstance(rt, str) and rt in _TRACE_MODES)):
-            raise ValueError(f"The 'record_trace' parameter of TURSClassifier must be a bool or one of {_TRACE_MODES}. "
-                             f"Got {rt!r} instead.")
-        if self.model_encoding not in MODEL_ENCODINGS:
-            raise ValueError(f"The 'model_encoding' parameter of TURSClassifier must be one of {MODEL_ENCODINGS}. "
-                             f"Got {self.model_encoding!r} instead.")
-        if self.search not in SEARCHES:
-            raise ValueError(f"The 'search' parameter of TURSClassifier must be one of {SEARCHES}. "
-                             f"Got {self.search!r} instead.")
-        if self._score_param not in _SCORES:
-            raise ValueError(f"The 'score' parameter of TURSClassifier must be one of {_SCORES}. "
-                             f"Got {self._score_param!r} instead.")
-        guided.check_guidance(self.preferred_features, self.forbidden_features, self.max_rule_length,
-                              self.preferred_fallback)
+        check_params(self)  # turs._params: a ValueError naming the parameter
 
     # ------------------------------------------------------------------------ fit
     def fit(self, X, y, initial_rules=None):
@@ -254,128 +175,15 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         try:
             # the fit's kernel set: on a cold compile cache a small table runs the kernels as
             # Python, to the bit (turs._core.kernels); a large one compiles them, and says so
-            with kernels_for_fit(_table_cells(X)) as kernels, compile_bar(kernels.compiling and self.verbose):
-                return self._fit(X, y, initial_rules)
+            with kernels_for_fit(learn.table_cells(X)) as kernels, compile_bar(kernels.compiling and self.verbose):
+                self._validate_params()
+                return learn.fit(self, X, y, initial_rules)  # encode, search, score (turs.learn)
         except BaseException:
             # Ctrl-C (KeyboardInterrupt) or any error: no half-fitted model is left behind; an
             # estimator fitted before keeps its previous fit, an unfitted one stays unfitted
             self.__dict__.clear()
             self.__dict__.update(snapshot)
             raise
-
-    def _fit(self, X, y, initial_rules=None):
-        self._validate_params()
-        X = as_pandas(X)  # a polars or pyarrow table keeps its column names
-        Xf = _as_frame(X, None)
-        if isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns):
-            self.feature_names_in_ = np.asarray(X.columns, dtype=object)
-        elif hasattr(self, "feature_names_in_"):
-            del self.feature_names_in_
-        self.n_features_in_ = Xf.shape[1]
-        y = _check_y(y, len(Xf))
-        self.classes_, y_codes = np.unique(y, return_inverse=True)
-        y_codes = y_codes.astype(np.int64)
-        if len(self.classes_) < 2:
-            raise ValueError(
-                f"y has only one class ({_json_label(self.classes_[0])!r}); TURSClassifier needs at "
-                "least 2 classes to learn rules. Check the labels."
-            )
-        self.encoder_ = FeatureEncoder(n_cut_points=self.n_cut_points).fit(Xf)
-        self.encoder_.from_dataframe_ = isinstance(X, pd.DataFrame)
-        Xe = self.encoder_.transform(Xf)
-        constraints = guided.search_constraints(self, self.encoder_)  # unknown column names raise here
-        fixed = [] if initial_rules is None else resolve_rules(
-            initial_rules, self.encoder_, Xe, self.model_encoding)
-        guided.check_given_rules(fixed, constraints, self.encoder_)
-        self._digits_ = print_digits_table(self.encoder_, Xe, [r.literals for r in fixed])
-        data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
-                          self.encoder_.binary_, len(self.classes_), self.model_encoding)
-        settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,
-                                  self.use_auxiliary_beam, self._score_param, self.k_stop,
-                                  local_test_fallback=self.local_test_fallback, search=self.search)
-        describe = (candidate_describer(self.encoder_, lambda j, a, b: self._condition(*self._to_threshold(j, a, b)))
-                    if self.record_trace else None)
-        bar = None
-        if self.verbose:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(desc="TURS rules", unit="rule")
-
-        initial = RuleSetState(data, fixed, pair_lists=False).total
-        try:
-            # Ctrl-C during the search becomes a KeyboardInterrupt at the next checkpoint between
-            # kernel calls (turs._fit_control); the bar shows rules, MDL score and elapsed time
-            with fit_control(max_time=self.max_time, bar=bar) as control:
-                def progress(state):
-                    control.rule_set(state.K, state.total, state.coverage)
-                    switch_when_ready()  # the compiled kernels, once a background compile is done
-
-                sampler = SampledSearch(data) if uses_sample(data.n, self.exact) else None
-                state, searches = learn_rule_set(data, settings, self.max_rules, describe, progress,
-                                                 trace=trace_mode(self.record_trace), initial_rules=fixed,
-                                                 constraints=constraints, sampler=sampler,
-                                                 sample_when=sample_when_costly(data, self.exact))
-        finally:
-            if bar is not None:
-                bar.close()
-        if control.timed_out:
-            warnings.warn(f"TURSClassifier stopped adding rules after max_time={self.max_time} s "
-                          f"({control.elapsed:.1f} s, {state.K} rules): the model is valid and scored exactly, "
-                          "but the search did not finish. Raise max_time, or set it to None, for the full fit.",
-                          UserWarning, stacklevel=3)
-        self._search_total_ = state.total
-        self.sampled_from_rule_ = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
-        self._literals_ = [list(r.literals) if isinstance(r, ResolvedRule)
-                           else [self._to_threshold(j, a, b) for j, a, b in r.literals] for r in state.rules]
-        columns = ColumnCache(Xe)  # each column read once, contiguously, for the covers and the score
-        covers = cover_matrix(self._literals_, Xe, columns)
-        # What prediction reads: the class counts per cover pattern (the one path of a fitted
-        # and of a loaded model). The row-level covers and labels stay in memory for the
-        # explorer's coverage plots; they are never written to a model file.
-        self._patterns_, self._pattern_counts_ = pattern_counts(covers, y_codes, len(self.classes_))
-        self._y_train_ = y_codes
-        self._train_Xe_ = Xe  # for editing (turs.edit); never written to a model file
-        self._train_covers_ = np.packbits(covers, axis=0)
-        self._n_train_ = len(y_codes)
-        self.mdl_breakdown_ = score_literals(self._literals_, Xe, y_codes, len(self.classes_),
-                                             [c.cuts for c in self.encoder_.columns_], self.encoder_.binary_,
-                                             self.model_encoding, covers=covers, columns=columns)
-        self.mdl_score_ = self.mdl_breakdown_.total
-        self._build_rules()
-        self.trace_ = None
-        if self.record_trace:
-            self.trace_ = SearchTrace(searches, initial, len(y_codes), self.encoder_.names_,
-                                      [_json_label(c) for c in self.classes_],
-                                      [list(c.cuts) for c in self.encoder_.columns_],
-                                      [c.kind for c in self.encoder_.columns_])
-        return self
-
-    def _to_threshold(self, j, a, b):
-        cuts = self.encoder_.columns_[j].cuts
-        nb = len(cuts) + 1
-        return (int(j), float(cuts[a - 1]) if a > 0 else None, float(cuts[b - 1]) if b < nb else None)
-
-    def _condition(self, j, low, high):
-        col = self.encoder_.columns_[j]
-        if col.kind == "onehot":
-            return Condition(col.name, low, high, col.source, col.level)
-        digits = getattr(self, "_digits_", {})  # where 6 digits do not separate the training values
-        return Condition(col.name, low, high, digits=(digits.get((j, low)), digits.get((j, high))))
-
-    def _build_rules(self):
-        """``rules_`` and ``else_rule_`` from ``_literals_`` and the pattern counts."""
-        classes = tuple(_json_label(c) for c in self.classes_)
-        patterns, counts = self._patterns_, self._pattern_counts_
-        rules = []
-        for i, lits in enumerate(self._literals_):
-            conds = tuple(self._condition(*t) for t in lits)
-            rule_counts = counts[patterns[:, i]].sum(axis=0)  # the rule's whole cover (Eq. 3.3)
-            rules.append(Rule(conds, tuple(int(v) for v in rule_counts), classes))
-        self.rules_ = tuple(rules)
-        else_counts = counts[~patterns.any(axis=1)].sum(axis=0)
-        self.else_rule_ = ElseRule(tuple(int(v) for v in else_counts), classes,
-                                   tuple(int(v) for v in counts.sum(axis=0)))
-        self._else_probs_ = self.else_rule_.probabilities
 
     # -------------------------------------------------------------------- predict
     def _encode(self, X):
@@ -387,16 +195,6 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         """(n, K) bool: which rules cover each row (the cover path of printing, prediction, MDL)."""
         Xe = self._encode(X)  # first: raises NotFittedError on an unfitted model
         return cover_matrix(self._literals_, Xe)
-
-    def _union_probs(self, patterns: np.ndarray) -> np.ndarray:
-        """Class distribution of the union of the training covers of each pattern's rules (Eq. 3.5);
-        the else-rule's for the empty pattern."""
-        counts = union_counts(patterns, self._patterns_, self._pattern_counts_)
-        out = np.empty(counts.shape)
-        empty = ~patterns.any(axis=1)
-        out[empty] = self._else_probs_
-        out[~empty] = counts[~empty] / counts[~empty].sum(axis=1, keepdims=True)
-        return out
 
     def predict_proba(self, X, overlap="union", random_state=None):
         """Class probabilities.
@@ -412,11 +210,12 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
             if K == 0:
                 return np.tile(self._else_probs_, (n, 1))
             patterns, inverse = np.unique(covers, axis=0, return_inverse=True)
-            return self._union_probs(patterns)[inverse.ravel()]
+            return union_probabilities(patterns, self._patterns_, self._pattern_counts_)[inverse.ravel()]
         if overlap == "random":
             rng = np.random.default_rng(self.random_state if random_state is None else random_state)
             single = np.eye(K, dtype=bool)
-            rule_probs = self._union_probs(single) if K else np.zeros((0, len(self.classes_)))
+            rule_probs = (union_probabilities(single, self._patterns_, self._pattern_counts_) if K
+                          else np.zeros((0, len(self.classes_))))
             out = np.tile(self._else_probs_, (n, 1))
             for i in range(n):
                 idx = np.flatnonzero(covers[i])
@@ -430,24 +229,11 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         return self.classes_[np.argmax(proba, axis=1)]
 
     def explain(self, X) -> pd.DataFrame:
-        """Per row: which rules cover it and why its class distribution is what it is."""
-        covers = self.apply(X)
-        probs = self.predict_proba(X)
-        rows = []
-        for i in range(covers.shape[0]):
-            idx = np.flatnonzero(covers[i])
-            p = ", ".join(f"P({c})={v:.2f}" for c, v in zip(self.classes_, probs[i]))
-            if len(idx) == 0:
-                why = f"no rule covers it: else-rule ({self.else_rule_.coverage} training instances): {p}"
-            elif len(idx) == 1:
-                why = f"only rule {idx[0] + 1} covers it ({self.rules_[idx[0]].coverage} training instances): {p}"
-            else:
-                n_union = int(union_counts(covers[i:i + 1], self._patterns_, self._pattern_counts_).sum())
-                names = ", ".join(str(k + 1) for k in idx)
-                why = (f"rules {names} cover it: the class distribution of the {n_union} training "
-                       f"instances in the union of their covers: {p}")
-            rows.append({"rules": [int(k) + 1 for k in idx], "explanation": why})
-        return pd.DataFrame(rows)
+        """Per row: the rules that cover it (``rules``), the training rows its probabilities are
+        counted from (the union of their covers, or the else-rule's: ``training rows``, ``count
+        <class>``), the probabilities (``P(<class>)``) and all that in words (``explanation``).
+        See :func:`turs.explain.explain`."""
+        return explain(self, X)
 
     # -------------------------------------------------------------------- readout
     def __str__(self):
@@ -508,8 +294,3 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         tags.input_tags.categorical = True
         tags.input_tags.string = True
         return tags
-
-
-# ---------------------------------------------------------------------------- helpers
-def _json_label(c):
-    return c.item() if isinstance(c, np.generic) else c

@@ -45,6 +45,7 @@ from .union_estimate import pattern_counts, union_counts  # noqa: F401  (also im
 from ._model_fields import (_MAX_COUNT, NOT_A_MODEL, _bool, _counts, _fail, _int, _is_int, _items, _join, _keys,
                            _kind, _label, _list, _number, _plain, _same, _show, _str, parse)
 from .encoding import MAX_CUT_POINTS, FeatureEncoder
+from .fitted import set_inputs, set_rule_set
 from .mdl import MDLBreakdown
 from .rules import LOWER_OPS, UPPER_OPS, bound_of_cut, cut_of_bound
 from .trace import SearchTrace
@@ -189,21 +190,11 @@ def _check_sizes(d: dict) -> None:
 
 
 def _build(cls, spec: dict):
-    m = cls(**spec["params"])
-    m.classes_ = np.asarray(spec["classes"])
-    m.n_features_in_ = len(spec["encoder"]["input_columns"])
-    if spec["feature_names_in"] is not None:
-        m.feature_names_in_ = np.asarray(spec["feature_names_in"], dtype=object)
-    m.encoder_ = FeatureEncoder.from_dict(spec["encoder"])
-    m._literals_ = spec["literals"]
-    m._digits_ = spec.get("digits", {})
-    m._patterns_, m._pattern_counts_ = spec["patterns"], spec["counts"]
+    m = set_inputs(cls(**spec["params"]), FeatureEncoder.from_dict(spec["encoder"]), spec["classes"],
+                   spec["feature_names_in"])
     bd = spec["mdl_breakdown"]
-    m.mdl_breakdown_ = None if bd is None else MDLBreakdown(**bd)
-    m.mdl_score_ = float("nan") if bd is None else m.mdl_breakdown_.total
-    m._build_rules()
-    m.trace_ = spec["trace"]
-    return m
+    return set_rule_set(m, spec["literals"], spec["patterns"], spec["counts"], None if bd is None else MDLBreakdown(**bd),
+                        spec.get("digits", {}), spec["trace"])
 
 
 # ---------------------------------------------------------------------- the fields

@@ -19,7 +19,6 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from .rules import Condition
 from .search.record import TRACE_MODES, describe_numbers
 
 TRACE_FORMAT = "turs-trace/1"
@@ -36,43 +35,32 @@ def trace_mode(record_trace) -> str | None:
                      f"Got {record_trace!r} instead.")
 
 
-def _condition(encoder, j: int, a: int, b: int) -> Condition:
-    """Literal ``(j, a, b)`` (bins ``[a, b)`` of encoded column ``j``) as a :class:`Condition`."""
-    col = encoder.columns_[j]
-    cuts = col.cuts
-    low = float(cuts[a - 1]) if a > 0 else None
-    high = float(cuts[b - 1]) if b < len(cuts) + 1 else None
-    if col.kind == "onehot":
-        return Condition(col.name, low, high, col.source, col.level)
-    return Condition(col.name, low, high)
-
-
-def describe_candidate(candidate, encoder, texts: dict | None = None, condition=None) -> dict:
+def describe_candidate(candidate, encoder, texts: dict | None = None, digits: dict | None = None) -> dict:
     """A search candidate as a trace dict: its conditions as text (``encoder``: the fitted
     model's ``encoder_``), literals in bins, coverage, class counts, scores and local tests.
-    ``texts``: a cache of condition texts by literal, shared between calls; ``condition(j, lo,
-    hi)``: the :class:`Condition` of literal ``(j, lo, hi)`` (default: from the encoder's cuts;
-    the estimator passes its own, which prints as its rules do)."""
+    ``texts``: a cache of condition texts by literal, shared between calls; ``digits``: the
+    print-digits table of the fit (:func:`turs.rules.print_digits_table`), so that a condition
+    prints as the fitted rules do (``encoder.bin_condition``)."""
     texts = {} if texts is None else texts
     conditions = []
     for lit in candidate.literals:
         key = (int(lit[0]), int(lit[1]), int(lit[2]))
         text = texts.get(key)
         if text is None:
-            text = texts[key] = str(condition(*key) if condition is not None else _condition(encoder, *key))
+            text = texts[key] = str(encoder.bin_condition(*key, digits=digits))
         conditions.append(text)
     d = {"conditions": conditions}
     d.update(describe_numbers(candidate))
     return d
 
 
-def candidate_describer(encoder, condition=None):
+def candidate_describer(encoder, digits: dict | None = None):
     """``describe(candidate)`` for :func:`turs.search.learn_rule_set`: :func:`describe_candidate`
-    with this encoder and ``condition`` (and one cache of condition texts)."""
+    with this encoder and print-digits table (and one cache of condition texts)."""
     texts: dict = {}
 
     def describe(candidate):
-        return describe_candidate(candidate, encoder, texts, condition)
+        return describe_candidate(candidate, encoder, texts, digits)
     return describe
 
 

@@ -6,14 +6,14 @@ of rules is a sum of them (:func:`union_counts`), exactly.
 During the search the same estimate is counted per overlap group by the kernels
 (``turs._core``); ``turs.mdl.data_bits`` codes the data with it.
 
-The estimator computes them when it fits, its predictions and explanations read them, the
-editing functions update them and model files store them.
+The estimator computes them when it fits, its predictions (:func:`union_probabilities`) and
+explanations read them, the editing functions update them and model files store them.
 """
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pattern_counts", "union_counts"]
+__all__ = ["else_counts", "pattern_counts", "union_counts", "union_probabilities"]
 
 
 def pattern_counts(covers: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -55,4 +55,25 @@ def union_counts(queries: np.ndarray, patterns: np.ndarray, counts: np.ndarray) 
     for a in range(0, len(q), step):
         shares = (q[a:a + step] @ p.T) > 0
         out[a:a + step] = shares.astype(np.float64) @ c
+    return out
+
+
+def else_counts(patterns: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """The class counts the else-rule predicts with: those of the rows no rule covers, or of all
+    training rows when no row is left to it (:class:`turs.rules.ElseRule`). (C,) int64."""
+    rest = counts[~patterns.any(axis=1)].sum(axis=0)
+    return rest if rest.sum() else counts.sum(axis=0)
+
+
+def union_probabilities(queries: np.ndarray, patterns: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Class probabilities of rows covered by each query's rules (Eq. 3.5): the class distribution
+    of the training rows in the union of their covers (:func:`union_counts`); for the empty query
+    (no rule covers the row) the else-rule's (:func:`else_counts`). (q, K) bool -> (q, C)."""
+    queries = np.asarray(queries, dtype=bool)
+    union = union_counts(queries, patterns, counts)
+    out = np.empty(union.shape)
+    empty = ~queries.any(axis=1)
+    fallback = else_counts(patterns, counts).astype(float)
+    out[empty] = fallback / fallback.sum()
+    out[~empty] = union[~empty] / union[~empty].sum(axis=1, keepdims=True)
     return out

@@ -196,8 +196,8 @@ def _grow_chunk_impl(inputs, lists, f_start, f_stop, g_start, g_stop, path, need
     Gr = g_stop - g_start  # the groups of this call: local index j is group g0 + j
     part = Gr < G
     # the rows of each group, so that a feature's pass over them builds one group's histogram
-    # after the other (4.5-7% less kernel time than one pass in row order on replayed calls of
-    # the noisy 20k and magic fits, 2026-11-27: the scattered counts stay in one small block)
+    # after the other: the scattered counts stay in one small block (less kernel time than one
+    # pass in row order; docs/results.md, "Tuning constants")
     grp_row_ptr, grp_row_idx = _group_row_lists(group_local, g0, Gr)
     covered = np.flatnonzero(group_local >= 0)  # the bit-set build's rows, without a test per row
     for f in prange(f_start, f_stop):
@@ -376,10 +376,10 @@ def _grow_chunk_impl(inputs, lists, f_start, f_stop, g_start, g_stop, path, need
         # iff t > its first bin, a side-1 slot [t, h) iff t <= its last. Only the classes the
         # group has rows of give terms: their list is taken once per group (avila's groups have
         # rows of a few of its 12 classes). Each group visits only the slots that want the
-        # change (replayed kernel calls, 2026-11-26: 4-8% less time on avila, waveform and noisy
-        # 20k, the same arrays). A slot's count inside the union comes from the group's union
-        # counts summed over the classes once per bucket (``cum_union_all``), not per slot: 1-5%
-        # less (the same replays). The sums are of integers, so exact.
+        # change. A slot's count inside the union comes from the group's union counts summed
+        # over the classes once per bucket (``cum_union_all``), not per slot. Both save kernel
+        # time on the same arrays (docs/results.md, "Tuning constants"); the sums are of
+        # integers, so exact.
         group_classes = np.empty(C, dtype=np.int64)
         cum_union_all = np.empty(nbk + 1, dtype=np.int64)  # cum_union[j, k] summed over the classes
         g_lp = np.empty(C)  # the group's log2 class frequencies and union counts, per class it has
@@ -408,8 +408,8 @@ def _grow_chunk_impl(inputs, lists, f_start, f_stop, g_start, g_stop, path, need
             # coded with the frequencies of union + candidate. Each side is a loop of its own:
             # side 0 keeps [l, t), whose counts start at bucket at[l] = 0, where every cumulated
             # count is 0; side 1 keeps [t, h), whose counts end at bucket at[h] = nbk, the
-            # group's totals (2-3% less kernel time than one loop over both sides on replayed
-            # calls of the noisy 20k, magic, waveform and avila fits, 2026-11-27; the same arrays)
+            # group's totals (a little less kernel time than one loop over both sides, on the
+            # same arrays; docs/results.md, "Tuning constants")
             t0 = max(l + 1, g_first[j] + 1)
             for w in range(n_want[0]):
                 t = want_t[0, w]

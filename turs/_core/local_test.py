@@ -52,8 +52,8 @@ def _passes_a_local_test(counts, counts_unc, nb, nbu, nml_base, nml_base_unc, ba
     the base's coverage on ``S`` and on ``S \\ M``; ``nml_base``, ``nml_base_unc``: its code
     lengths without the split (the same for every growth, so the caller computes them once).
     ``rest``: a (C,) int64 work buffer. The expression is written twice on purpose: a shared
-    helper called from ``_score_candidates``' per-growth loop made the avila fit 10% slower
-    (2026-11-26); ``tests/test_search.py`` checks that both give the same growths."""
+    helper called from ``_score_candidates``' per-growth loop makes the avila fit about 10%
+    slower; ``tests/test_search.py`` checks that both give the same growths."""
     C = counts.shape[0]
     cov = 0
     cov_unc = 0

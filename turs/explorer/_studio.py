@@ -21,6 +21,7 @@ import ipywidgets as W
 import numpy as np
 import pandas as pd
 
+from .._validation import _check_y
 from . import _html, _keys
 from ._app import SearchExplorer
 from ._edit import RuleEditor
@@ -305,7 +306,9 @@ class Explorer(W.HBox):
         from sklearn.model_selection import train_test_split
 
         X = X if isinstance(X, pd.DataFrame) else pd.DataFrame(np.asarray(X))
-        y = pd.Series(np.asarray(y).ravel(), index=X.index, name=getattr(y, "name", None) or "label")
+        # the estimator's label checks, before the split (whose own message names no row and no fix)
+        labels = _check_y(np.asarray(y).ravel(), len(X), "explore")
+        y = pd.Series(labels, index=X.index, name=getattr(y, "name", None) or "label")
         self.data_name = name
         counts = y.value_counts()
         if self.test_size > 0 and counts.min() >= 2 and len(y) * self.test_size >= len(counts):

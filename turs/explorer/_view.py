@@ -9,7 +9,7 @@ beam iterations count from 0.
 * A literal ``[col, lo_bin, hi_bin]`` means bins ``lo_bin .. hi_bin - 1`` of the encoded column
   ``col``, where bin ``b`` is ``[cuts[b-1], cuts[b])``: the interval
   ``[cuts[lo_bin-1], cuts[hi_bin-1])`` with ``-inf`` when ``lo_bin == 0`` and ``+inf`` when
-  ``hi_bin == len(cuts) + 1`` -- the same thresholds ``TURSClassifier._to_threshold`` prints.
+  ``hi_bin == len(cuts) + 1`` -- the same thresholds ``FeatureEncoder.thresholds`` gives.
 * Rules are accepted in the order of the searches (Algorithm 3 stops at the first rejection), so
   the rule set before search ``k`` is the chosen rules of the accepted searches ``0 .. k-1``.
 """

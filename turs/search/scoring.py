@@ -106,8 +106,8 @@ _SCORING = threading.local()  # .pool: the _LazyPool of the fit running in this 
 def scoring_pool():
     """One pool of scoring threads for every beam iteration inside (a fit's rule searches),
     instead of one per iteration, shut down on the way out (also on an error or Ctrl-C).
-    Starting and joining a pool per iteration cost the noisy 20k fit about 5%: 10.6-11.2 s
-    with one pool against 11.1-12.1 s, alternating three times (2026-11-26)."""
+    Starting and joining a pool per iteration costs the noisy 20k fit about 5%
+    (docs/results.md, "Tuning constants")."""
     if getattr(_SCORING, "pool", None) is not None:  # already inside one
         yield
         return

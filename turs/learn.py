@@ -1,0 +1,127 @@
+"""Learning a rule set from a table: what ``TURSClassifier.fit`` does, step by step.
+
+1. The table and the labels are checked (:mod:`turs._validation`: errors name the column, the row
+   and the fix) and encoded (:class:`~turs.encoding.FeatureEncoder`: one-hot columns, candidate
+   cut points, bins).
+2. Rules given by the user (``initial_rules``) are placed on the encoded columns
+   (:func:`turs.parse.resolve_rules`) and checked against the guidance (:mod:`turs.guided`).
+3. The beam search (Algorithm 3, :func:`turs.search.learn_rule_set`) adds rules while the MDL
+   score improves, with a progress bar, a time limit and Ctrl-C between kernel calls
+   (:mod:`turs._fit_control`), on a sample of the rows for large tables
+   (:mod:`turs.search.sampled`).
+4. The rule set found is scored exactly on all rows (:func:`turs.mdl.score_literals`) and written
+   into the estimator (:mod:`turs.fitted`).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pandas as pd
+
+from . import guided
+from ._fit_control import fit_control
+from ._core.kernels import switch_when_ready
+from ._validation import _as_frame, _check_y, as_pandas
+from .encoding import FeatureEncoder
+from .fitted import TrainingRows, json_label, set_inputs, set_rule_set
+from .mdl import ColumnCache, cover_matrix, score_literals
+from .parse import ResolvedRule, resolve_rules
+from .rules import print_digits_table
+from .search import RuleSetState, SearchData, SearchSettings, learn_rule_set
+from .search.sampled import SampledSearch, sample_when_costly, uses_sample
+from .trace import SearchTrace, candidate_describer, trace_mode
+from .union_estimate import pattern_counts
+
+__all__ = ["fit", "table_cells"]
+
+
+def table_cells(X) -> int:
+    """Rows x columns of a table (a DataFrame, an array or anything ``np.asarray`` reads)."""
+    shape = getattr(X, "shape", None)
+    if shape is None:
+        shape = np.asarray(X).shape
+    return int(shape[0]) * (int(shape[1]) if len(shape) > 1 else 1)
+
+
+def fit(model, X, y, initial_rules=None):
+    """Fit ``model`` (a ``TURSClassifier`` whose parameters are checked) on ``X, y``; returns it."""
+    X = as_pandas(X)  # a polars or pyarrow table keeps its column names
+    Xf = _as_frame(X, None)
+    named = isinstance(X, pd.DataFrame) and all(isinstance(c, str) for c in X.columns)
+    y = _check_y(y, len(Xf))
+    classes, y_codes = np.unique(y, return_inverse=True)
+    y_codes = y_codes.astype(np.int64)
+    if len(classes) < 2:
+        raise ValueError(
+            f"y has only one class ({json_label(classes[0])!r}); TURSClassifier needs at "
+            "least 2 classes to learn rules. Check the labels."
+        )
+    encoder = FeatureEncoder(n_cut_points=model.n_cut_points).fit(Xf)
+    encoder.from_dataframe_ = isinstance(X, pd.DataFrame)
+    set_inputs(model, encoder, classes, X.columns if named else None)
+    Xe = encoder.transform(Xf)
+    constraints = guided.search_constraints(model, encoder)  # unknown column names raise here
+    fixed = [] if initial_rules is None else resolve_rules(initial_rules, encoder, Xe, model.model_encoding)
+    guided.check_given_rules(fixed, constraints, encoder)
+    digits = print_digits_table(encoder, Xe, [r.literals for r in fixed])
+    data = SearchData(encoder.bins(Xe), y_codes, encoder.n_bins_, encoder.binary_, len(classes),
+                      model.model_encoding)
+    state, searches, initial = _search(model, data, fixed, constraints, digits)
+
+    literals = [list(r.literals) if isinstance(r, ResolvedRule) else [encoder.thresholds(*lit) for lit in r.literals]
+                for r in state.rules]
+    columns = ColumnCache(Xe)  # each column read once, contiguously, for the covers and the score
+    covers = cover_matrix(literals, Xe, columns)
+    # What prediction reads: the class counts per cover pattern (the one path of a fitted and of
+    # a loaded model). The row-level covers and labels stay in memory for editing and the
+    # explorer's coverage plots; they are never written to a model file.
+    patterns, counts = pattern_counts(covers, y_codes, len(classes))
+    breakdown = score_literals(literals, Xe, y_codes, len(classes), [c.cuts for c in encoder.columns_],
+                               encoder.binary_, model.model_encoding, covers=covers, columns=columns)
+    trace = None
+    if model.record_trace:
+        trace = SearchTrace(searches, initial, len(y_codes), encoder.names_, [json_label(c) for c in classes],
+                            [list(c.cuts) for c in encoder.columns_], [c.kind for c in encoder.columns_])
+    sampled_from = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
+    return set_rule_set(model, literals, patterns, counts, breakdown, digits, trace,
+                        rows=TrainingRows(Xe, y_codes, covers),
+                        search={"total": state.total, "sampled_from_rule": sampled_from})
+
+
+def _search(model, data: SearchData, fixed: list, constraints, digits: dict):
+    """``(state, searches, initial MDL score)``: the beam search from the rules ``fixed``, with the
+    progress bar (``verbose``), the time limit (``max_time``, a warning when it ends the fit) and
+    Ctrl-C between kernel calls."""
+    settings = SearchSettings(model.beam_width, model.use_patience, model.use_local_test, model.use_auxiliary_beam,
+                              model._score_param, model.k_stop, local_test_fallback=model.local_test_fallback,
+                              search=model.search)
+    describe = candidate_describer(model.encoder_, digits) if model.record_trace else None
+    bar = None
+    if model.verbose:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(desc="TURS rules", unit="rule")
+    initial = RuleSetState(data, fixed, pair_lists=False).total
+    try:
+        # Ctrl-C during the search becomes a KeyboardInterrupt at the next checkpoint between
+        # kernel calls (turs._fit_control); the bar shows rules, MDL score and elapsed time
+        with fit_control(max_time=model.max_time, bar=bar) as control:
+            def progress(state):
+                control.rule_set(state.K, state.total, state.coverage)
+                switch_when_ready()  # the compiled kernels, once a background compile is done
+
+            sampler = SampledSearch(data) if uses_sample(data.n, model.exact) else None
+            state, searches = learn_rule_set(data, settings, model.max_rules, describe, progress,
+                                             trace=trace_mode(model.record_trace), initial_rules=fixed,
+                                             constraints=constraints, sampler=sampler,
+                                             sample_when=sample_when_costly(data, model.exact))
+    finally:
+        if bar is not None:
+            bar.close()
+    if control.timed_out:
+        warnings.warn(f"TURSClassifier stopped adding rules after max_time={model.max_time} s "
+                      f"({control.elapsed:.1f} s, {state.K} rules): the model is valid and scored exactly, "
+                      "but the search did not finish. Raise max_time, or set it to None, for the full fit.",
+                      UserWarning, stacklevel=4)
+    return state, searches, initial
