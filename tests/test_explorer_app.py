@@ -157,6 +157,10 @@ def test_remove_a_fitted_rule_and_continue_the_search_from_the_rest(iris_app):
     expected = base.without_rule(0, X=iris_app.X_train, y=iris_app.y_train)
     assert ed.change["total"]["change"] == pytest.approx(expected.mdl_score_ - base.mdl_score_, abs=1e-9)
     assert ed.change["total"]["change"] > 0  # the search's rule paid for itself
+    # the rules after the removed one are numbered one less, and the tab says so
+    n = len(base.rules_)
+    assert n >= 2 and ed.renamed.startswith("The rules after R1 moved up one number: R2 is now R1")
+    assert "R2 is now R1" in ed.result.value
     kept = [r.condition_text() for r in ed.model.rules_]
     n_fits = len(iris_app.fits)
     job = ed.continue_search(wait=True)
@@ -185,7 +189,7 @@ def test_the_first_fit_can_start_from_given_rules():
     assert [c.get("given") for c in e.view.accepted_before(0)] == [True, True]
     n_accepted = len(model.rules_) - 2
     assert (f"{n_accepted} rule{'s' if n_accepted != 1 else ''} accepted. The fit started from 2 given rules "
-            "(R1-R2)") in e.children[0].value
+            "(R1-R2)") in e.headline.value
     assert "2 rules" in e.ruleset_text().splitlines()[0]  # rule search 1 starts after the two given rules
     given_only = model
     while len(given_only.rules_) > 2:
@@ -334,3 +338,11 @@ def test_a_failed_draw_leaves_no_stale_picture(monkeypatch):
         app.refit(wait=True)
     assert app.explorer is None and "no picture today" in app.search_area.children[0].value
     assert "no picture today" in app.progress_text.value and "cannot be shown" in app.progress_text.value
+
+
+def test_a_removal_says_which_rules_were_renamed():
+    from turs.explorer._edit import renamed_after_removal
+
+    assert renamed_after_removal(0, 2) == "The rules after R1 moved up one number: R2 is now R1."
+    assert renamed_after_removal(1, 6) == "The rules after R2 moved up one number: R3\u2013R6 are now R2\u2013R5."
+    assert renamed_after_removal(2, 3) == ""  # the last rule: no other rule changes its number
