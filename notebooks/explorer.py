@@ -28,8 +28,8 @@
 # screen (this text folds away); the play button, the full beam tables and the final model are
 # below. **Click a point** of the Data picture: the **Prediction** panel shows why the fitted rule
 # set predicts what it does for that row, in three steps (the rules that cover it, the union of
-# their covers with its class counts, the probabilities), each one a picture; **SVG of this
-# picture** saves the picture shown for slides.
+# their covers with its class counts, the probabilities), each one a picture (tab **Point**);
+# **SVG** saves the picture shown, for slides.
 #
 # On the left: a dataset (the bundled ones, a categorical demo, the thesis datasets found under
 # `TURS_DATA_DIR`) or your own CSV, and the settings a class discusses. **Re-fit** runs in a worker

@@ -330,6 +330,9 @@ def test_candidates_are_numbered_from_one(page):
     one-file search page does."""
     pg = page
     app = pg.locator(".turs-app").first
+    assert _where(pg) == "Rule search 1 of 3, beam iteration 1 of 8"
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelectorAll("
+                         "'.turs-beam-panel tbody tr').length > 1", timeout=30_000)  # (redrawn after the status)
     firsts = app.locator(".turs-beam-panel tbody tr").evaluate_all(
         "rows => rows.map(r => r.querySelector('td').innerText.replace(/\\s*\\u2605/, ''))")
     assert firsts == [str(i) for i in range(1, len(firsts) + 1)], firsts
@@ -605,8 +608,12 @@ def test_typed_rule_changes_the_mdl_shown(page):
     # removing R1 renumbers the rules after it: the tab says so
     n_rules = len(model.rules_) + 1
     pg.locator(".turs-edit-choice select").first.select_option(index=0)
+    pg.wait_for_timeout(500)
+    shown = plot.get_attribute("src")
     pg.locator("button.turs-remove-rule").first.click()
     pg.wait_for_function("el => el.innerText.includes('Removing R1')", arg=result.element_handle(), timeout=30_000)
+    pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), shown],
+                         timeout=30_000)  # the picture without it
     said = pg.locator(".turs-rule-result").first.inner_text()
     assert "The rules after R1 moved up one number: R2 is now R1" in said, said
     assert n_rules >= 2

@@ -51,9 +51,9 @@ IOPUB_TIMEOUT = 120  # s
 DEFAULT_POOL = 2
 FILL_DELAY = 5  # s: a pool kernel taken by a page is replaced once the page has rendered
 #: Seconds from a page's request to its first picture when no pool kernel is ready (a kernel is
-#: started and runs the notebook): measured by tests/test_explorer_serve.py's empty-pool test
-#: on the project's 2-core machine (docs/performance.md).
-KERNEL_START_S = 30
+#: started and runs the notebook): 14-22 s on the project's 2-core machine with other work
+#: running (docs/performance.md; `pytest -s tests/test_explorer_serve.py -k waiting` prints it).
+KERNEL_START_S = 20
 TEMPLATE = "turs"
 #: The page template: Voila's lab template with the loading text of a page that waits for its kernel
 TEMPLATE_HTML = """{%- extends 'voila/templates/lab/index.html.j2' -%}

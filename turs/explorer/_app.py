@@ -100,9 +100,9 @@ class SearchExplorer(PredictionMixin, PicturesMixin, W.VBox):
         n_steps = len(v.steps)
         wide = {"description_width": "initial"}
         self.rule_step = W.IntSlider(value=1, min=1, max=max(v.n_searches, 1), description="rule search",
-                                     continuous_update=False, style=wide, layout=W.Layout(width="270px"))
+                                     continuous_update=False, style=wide, layout=W.Layout(width="260px"))
         self.beam_step = W.IntSlider(value=1, min=1, max=max(v.n_iterations(0), 1), description="beam iteration",
-                                     continuous_update=False, style=wide, layout=W.Layout(width="290px"))
+                                     continuous_update=False, style=wide, layout=W.Layout(width="280px"))
         self.step = W.IntSlider(value=0, min=0, max=max(n_steps - 1, 0), description="step",
                                 continuous_update=False, style=wide, layout=W.Layout(width="300px"))
         self.play = W.Play(value=0, min=0, max=max(n_steps - 1, 0), interval=1500, description="play")

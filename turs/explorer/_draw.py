@@ -263,21 +263,20 @@ def data_to_pixel(geometry: dict, xs, ys) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _proba_bars(fig, classes, counts, probabilities) -> None:
-    """The union's class counts and the probabilities they give, as bars at the picture's right."""
-    ax = fig.add_axes((0.79, 0.13, 0.18, 0.36))
-    n = float(np.sum(counts))
+    """The union's class counts and the probabilities they give, as bars at the picture's right:
+    each bar says ``p = count/n``."""
+    ax = fig.add_axes((0.77, 0.14, 0.21, 0.36))
+    n = int(np.sum(counts))
     ys = np.arange(len(classes))[::-1]
     for c, (yv, count, p) in enumerate(zip(ys, counts, probabilities)):
         ax.barh(yv, p, color=CLASS_COLORS[c % len(CLASS_COLORS)], height=0.7)
-        ax.text(0.02, yv, f"{p:.2f}", va="center", ha="left", fontsize=11, fontweight="bold", color="black",
-                bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.7))
-        ax.text(1.04, yv, f"{int(count)}", va="center", ha="left", fontsize=11, color="#333333",
-                transform=ax.get_yaxis_transform())
+        ax.text(0.02, yv, f"{p:.2f} = {int(count)}/{n}", va="center", ha="left", fontsize=11, color="black",
+                bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75))
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.6, len(classes) - 0.4)
     ax.set_yticks([])
     ax.set_xticks([0, 1])
-    ax.set_title(f"P = count / {int(n)}", fontsize=11, loc="left")
+    ax.set_title("P(class)", fontsize=11, loc="left")
     for side in ("top", "right"):
         ax.spines[side].set_visible(False)
 

@@ -69,8 +69,9 @@ CSS = f"""
 .turs-explorer code {{font-size: {FONT_PX - 1}px; background: #f3f3f3; padding: 0 2px;}}
 .turs-explorer tr.turs-test-head td {{white-space: normal;}}
 .turs-explorer table.turs-lineage-table td {{white-space: normal; overflow-wrap: anywhere; text-align: left;}}
-.turs-explorer .turs-panels .lm-TabBar-tab {{flex: 0 0 auto !important; padding: 0 4px; max-width: none;
-  min-width: 0 !important;}}
+/* six panel tabs in the ~350 px beside the picture at 1280 px */
+.turs-explorer .turs-panels .lm-TabBar-tab {{flex: 0 0 auto !important; padding: 0 5px !important;
+  max-width: none; min-width: 0 !important;}}
 .turs-app button:disabled, .turs-explorer button:disabled {{opacity: 0.4 !important; filter: grayscale(1);
   cursor: not-allowed;}}
 .turs-app :focus-visible, .turs-explorer :focus-visible, .turs-explorer .noUi-handle:focus {{

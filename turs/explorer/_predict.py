@@ -43,8 +43,8 @@ class PredictionMixin:
                                                                                            display="none"))
         self.prediction_clear.add_class("turs-prediction-clear")
         self.prediction_clear.on_click(self._on_prediction_clear)
-        self.svg_button = W.Button(description="SVG of this picture", layout=W.Layout(width="auto"),
-                                   tooltip="the picture shown, as an SVG file for slides (text stays text)")
+        self.svg_button = W.Button(description="SVG", layout=W.Layout(width="auto"),
+                                   tooltip="the picture shown, as an SVG file for slides (its text stays text)")
         self.svg_button.add_class("turs-svg")
         self.svg_button.on_click(self._on_svg)
         self.svg_link = W.HTML()
@@ -198,8 +198,9 @@ class PredictionMixin:
 def svg_link(svg: bytes, name: str) -> str:
     """A download link of an SVG file (a data URL: no server route needed)."""
     data = base64.b64encode(svg).decode("ascii")
-    return (f"<a class='turs-svg-link' download='{_html.esc(name)}' href='data:image/svg+xml;base64,{data}'>"
-            f"download {_html.esc(name)}</a> <span class='turs-note'>({len(svg) / 1024:.0f} kB)</span>")
+    return (f"<a class='turs-svg-link' download='{_html.esc(name)}' title='{_html.esc(name)}' "
+            f"href='data:image/svg+xml;base64,{data}'>save SVG</a> <span class='turs-note'>"
+            f"({len(svg) / 1024:.0f} kB)</span>")
 
 
 def prediction_html(ex, e: dict) -> str:
