@@ -26,10 +26,10 @@
 #
 # Laid out for a projector: at 1280×720 the picture and the beam table beside it fill the first
 # screen (this text folds away); the play button, the full beam tables and the final model are
-# below. **Click a point** of the Data picture: the **Prediction** panel shows why the fitted rule
-# set predicts what it does for that row, in three steps (the rules that cover it, the union of
-# their covers with its class counts, the probabilities), each one a picture (tab **Point**);
-# **SVG** saves the picture shown, for slides.
+# below. **Click a point** of the Data picture: the panel **Point** shows why the fitted rule set
+# predicts what it does for that row, in three steps (the rules that cover it, the union of their
+# covers with its class counts, the probabilities), each one a picture; **SVG** saves the picture
+# shown, for slides.
 #
 # On the left: a dataset (the bundled ones, a categorical demo, the thesis datasets found under
 # `TURS_DATA_DIR`) or your own CSV, and the settings a class discusses. **Re-fit** runs in a worker
