@@ -1003,6 +1003,7 @@ def test_an_iteration_with_empty_beams_shows_the_chosen_rule(blockade):
     chosen = e.view.search(k)["chosen"]
     assert list(e.selected_candidate()["conditions"]) == list(chosen["conditions"])
     assert e.candidate.value == e.selected  # the list shows it too
+    assert e.figure_titles["data"].endswith("chosen rule")  # and the picture names it so
     assert e.candidate_box() is not None and e.covered_mask().sum() == chosen["coverage"]
 
 

@@ -450,6 +450,8 @@ class SearchExplorer(PredictionMixin, PicturesMixin, W.VBox):
         if self.selected is None:
             return ""
         which, i = self.selected
+        if which == "lineage" and i == len(self.view.trace.lineage(self._k)) - 1:
+            return "chosen rule"  # the lineage's last step: the rule the search returned
         return {"rule": f"R{i + 1}", "lineage": f"step {i}", "main": f"cand #{i + 1}", "aux": f"aux #{i + 1}",
                 "rejected": f"rejected #{i + 1}"}.get(which, which)
 
