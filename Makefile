@@ -90,7 +90,7 @@ competitors: $(STAMP)
 # POOL=N kernels started before anyone asks (about 0.5 GB each).
 PORT ?= 8866
 HOST ?= 127.0.0.1
-POOL ?= 1
+POOL ?= 2
 explorer: $(STAMP)
 	$(PY) tools/serve_explorer.py --port $(PORT) --host $(HOST) --pool $(POOL) $(if $(TOKEN),--token $(TOKEN),)
 

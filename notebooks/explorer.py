@@ -11,7 +11,8 @@
 # ---
 
 # %% [markdown]
-# # TURS explorer: watch the search, change a setting, re-fit, compare
+# <details class="turs-about"><summary><b>TURS explorer</b>: watch the search, change a setting, re-fit,
+# compare. <i>About this page</i> (click to open)</summary>
 #
 # Step through the search that `TURSClassifier` ran (Yang 2024, thesis §3.5) and see **why** it
 # chose each rule: for each rule search (Algorithm 3) and beam iteration (Algorithm 4) the main
@@ -21,14 +22,25 @@
 # much; the chosen rule against the runner-up, the MDL change by part; why each search and the
 # fit stopped. Pictures: the data on any two columns (categories as strips), the rows × rules
 # coverage with the union estimate (Eq. 3.5), the lineage, and MDL score vs coverage (Fig. 3.6).
+# Candidates are numbered from 1, as on the one-file search page (`make explorer-html`).
+#
+# Laid out for a projector: at 1280×720 the picture and the beam table beside it fill the first
+# screen (this text folds away); the play button, the full beam tables and the final model are
+# below. **Click a point** of the Data picture: the panel **Point** shows why the fitted rule set
+# predicts what it does for that row, in three steps (the rules that cover it, the union of their
+# covers with its class counts, the probabilities), each one a picture; **SVG** saves the picture
+# shown, for slides.
 #
 # On the left: a dataset (the bundled ones, a categorical demo, the thesis datasets found under
 # `TURS_DATA_DIR`) or your own CSV, and the settings a class discusses. **Re-fit** runs in a worker
 # process (the page stays responsive; **Cancel** stops it); **Compare** shows any two fits side by
 # side. Keys (anywhere on the page but a text box): ← → beam iteration, PageUp / PageDown rule search.
 #
-# Serve it with `make explorer` (Voila), or run it in JupyterLab. From Python:
+# Serve it with `make explorer` (Voila; two kernels are kept ready, so a class's first visitors
+# wait seconds, not a minute), or run it in JupyterLab. From Python:
 # `from turs.explorer import explore; explore(X, y, beam_width=5)`.
+#
+# </details>
 
 # %% tags=["parameters"]
 dataset = "sim-overlap-blockade"  # the data the page starts with (turs.explorer.available_datasets())
@@ -43,6 +55,10 @@ from turs.explorer import Explorer
 display(HTML("<div class='turs-wait-note' style='font-size:15px; padding:8px; background:#fff3c4'>The explorer "
              "is starting below (its first fit runs now). If it has not appeared after a minute, reload this "
              "page: the server was busy.</div><style>body:has(.turs-app) .turs-wait-note {display: none;}</style>"))
+
+# %%
+app = Explorer(dataset=dataset, test_size=test_size)
+display(app)
 
 # %% [markdown]
 # ## Step through a search
@@ -59,10 +75,6 @@ display(HTML("<div class='turs-wait-note' style='font-size:15px; padding:8px; ba
 # are noise. With the local test, the search stops growing a rule when no split pays for itself.
 # Untick *local test* and press **Re-fit**: the rules grow long on noise; **Compare** shows both fits.
 
-# %%
-app = Explorer(dataset=dataset, test_size=test_size)
-display(app)
-
 # %% [markdown]
 # ## Type a rule, see the MDL change (tab **Edit rules**)
 #
@@ -71,7 +83,8 @@ display(app)
 # exactly, and the tab shows the MDL score before and after, the change by part (model code
 # $L(M)$, data code, regret), the rule's cover on the data and the rule set with your rule
 # marked *yours*. A mistyped rule shows what is wrong. **Remove this rule** takes a rule out
-# (`model.without_rule`); **Continue the search from these rules** re-fits from them
+# (`model.without_rule`); the rules after it move up one number (R2 becomes R1), and the tab says
+# so. **Continue the search from these rules** re-fits from them
 # (`fit(initial_rules=...)`, in the worker: Cancel stops it).
 
 # %% [markdown]

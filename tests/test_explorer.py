@@ -269,7 +269,9 @@ def test_boxes_and_covers_match_the_literals(blockade, blockade_explorer):
         for it, iteration in enumerate(search["iterations"]):
             e.show(k, it)
             if not iteration["main_beam"]:  # the last iteration: every growth rejected, empty beams
-                assert not iteration["aux_beam"] and e.selected is None and search["stop"]["iteration"] == it
+                # the picture shows the rule the search returned: the last step of its lineage
+                assert not iteration["aux_beam"] and search["stop"]["iteration"] == it
+                assert e.selected == ("lineage", len(search["lineage"]) - 1)
                 continue
             # default selection: the best of the main beam
             best = max(range(len(iteration["main_beam"])), key=lambda i: iteration["main_beam"][i]["r"])
@@ -498,7 +500,7 @@ def test_figure_titles_follow_the_step_not_the_cache(blockade):
             assert "iteration 7" in title and "iteration 4" in first[0], (kind, title)
             assert png != first[1]
     # every cached picture carries the title it was drawn with, and that title is in its key
-    for key, (png, title) in e._cache.items():
+    for key, (png, title, *_) in e._cache.items():
         assert title in key
 
 
@@ -970,3 +972,128 @@ def test_the_beam_beside_the_picture_is_the_main_beam(blockade):
     assert [int(r["rows"]) for _, r in rows] == list(df["coverage"])
     assert [cls for cls, _ in rows].index(next(c for c, _ in rows if "turs-selected" in c)) == 2
     assert e.panels.titles[0] == "Beam"
+
+
+# ------------------------------------------------------ projector, prediction, fixes
+def test_candidates_are_numbered_from_one_on_screen(blockade):
+    """The app numbers candidates as the one-file page does (from 1); the selections (the API) keep
+    the trace's indices (from 0)."""
+    from turs.explorer import SearchExplorer, _html
+
+    model, X, y = blockade
+    e = SearchExplorer(model, X, y)
+    opts = e.selection_options()
+    n_main = len(e.view.candidates(0, 0, "main"))
+    assert [label.split(":")[0] for label, sel in opts.items() if sel[0] == "main"] == \
+        [f"main #{i}" for i in range(1, n_main + 1)]
+    assert opts[next(label for label, sel in opts.items() if sel == ("main", 0))].__eq__(("main", 0))
+    e.select(("main", 2))
+    assert e._selection_label() == "cand #3" and e.figure_titles["data"].endswith("cand #3")
+    table = _html.beam_table(e.view, 0, 0, "main", None, "Main beam", compact=True)
+    firsts = re.findall(r"<tr class='[^']*' data-index='\d+'><td>(\d+)", table)
+    assert firsts == [str(i) for i in range(1, n_main + 1)]
+
+
+def test_an_iteration_with_empty_beams_shows_the_chosen_rule(blockade):
+    """At a search's last iteration, whose beams are empty, the picture draws the rule the search
+    returned (the last step of its lineage), not nothing."""
+    model, X, y = blockade
+    from turs.explorer import SearchExplorer
+
+    e = SearchExplorer(model, X, y)
+    k = next(k for k in range(e.view.n_searches) if e.view.n_iterations(k)
+             and not e.view.candidates(k, e.view.n_iterations(k) - 1, "main")
+             and not e.view.candidates(k, e.view.n_iterations(k) - 1, "aux"))
+    last = e.view.n_iterations(k) - 1
+    e.show(k, last)
+    lineage = e.view.trace.lineage(k)
+    assert e.selected == ("lineage", len(lineage) - 1)
+    chosen = e.view.search(k)["chosen"]
+    assert list(e.selected_candidate()["conditions"]) == list(chosen["conditions"])
+    assert e.candidate.value == e.selected  # the list shows it too
+    assert e.figure_titles["data"].endswith("chosen rule")  # and the picture names it so
+    assert e.candidate_box() is not None and e.covered_mask().sum() == chosen["coverage"]
+
+
+def test_a_clicked_point_gets_the_models_probabilities(blockade):
+    """Why this prediction: the covering rules, the union of their covers (its class counts by
+    brute force over the rows) and the probabilities are model.predict_proba of the row; the
+    pixel the point is drawn at maps back to it; each step's picture exports as SVG."""
+    from turs.explorer import SearchExplorer
+
+    _, X, y = blockade
+    # from the two overlapping rules of Fig. 3.1: rows covered by two rules, and by none
+    model = TURSClassifier(record_trace=True).fit(X, y, initial_rules=["X1 < 1 AND X2 < 1.4", "X1 >= 0.6 AND X2 >= 0.8"])
+    e = SearchExplorer(model, X, y)
+    covers = model.apply(X)
+    yc = e.view.y_codes
+    several = np.flatnonzero(covers.sum(axis=1) >= 2)
+    none = np.flatnonzero(covers.sum(axis=1) == 0)
+    assert len(several)
+    for row in [int(several[0])] + [int(r) for r in none[:1]]:  # (a row no rule covers, when there is one)
+        p = e.prediction(row)
+        assert p["rules"] == [int(i) for i in np.flatnonzero(covers[row])]
+        union = covers[:, p["rules"]].any(axis=1) if p["rules"] else ~covers.any(axis=1)
+        assert p["n"] == union.sum() and list(p["counts"]) == list(np.bincount(yc[union], minlength=2))
+        np.testing.assert_allclose(p["proba"], model.predict_proba(X.iloc[[row]])[0], atol=1e-12)
+    row = int(several[0])
+    px, py = e.point_pixel(row)
+    assert 0 < px < 590 and 0 < py < 450
+    assert e.row_at_pixel(px, py) == row or np.allclose(X.iloc[e.row_at_pixel(px, py)], X.iloc[row], atol=0.02)
+    assert e.row_at_pixel(2, 2) is None  # the picture's corner: no point there
+    e.explain_point(row)
+    assert e.point == row and e.panels.selected_index == e.PREDICTION_TAB
+    assert "why this prediction, step 1 of 3" in e.figure_titles["data"]
+    html = e.prediction_html.value
+    assert "".join(f"<td>{v:.2f}</td>" for v in model.predict_proba(X.iloc[[row]])[0]) in html
+    for step in (2, 3):
+        e.prediction_step.value = step
+        assert f"step {step} of 3" in e.figure_titles["data"]
+    svg = e.svg().decode()
+    assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "why this prediction, step 3 of 3" in svg
+    e._on_svg()
+    assert "data:image/svg+xml;base64," in e.svg_link.value and "step3.svg" in e.svg_link.value
+    e.step_forward()  # stepping the search ends the explanation
+    assert e.point is None and "why this prediction" not in e.figure_titles["data"]
+    with pytest.raises(ValueError, match="row must be in"):
+        e.prediction(len(X))
+
+
+def test_the_y_axis_title_stays_inside_the_picture():
+    """Long category names on the y axis (the Edit rules tab draws the categorical demo): the axis
+    title and the tick labels lie inside the figure."""
+    from turs.explorer import _draw
+    from turs.explorer._data import DataView
+    from turs.explorer._view import TraceView
+
+    rng = np.random.default_rng(0)
+    n = 300
+    X = pd.DataFrame({"weight": rng.normal(10, 3, n),
+                      "colour of the car": rng.choice(["very light yellow", "dark bluish green", "red"], n)})
+    y = (X["weight"] > 10).astype(int)
+    model = TURSClassifier(record_trace=True).fit(X, y)
+    view = TraceView(model.trace_, model, X, y)
+    dv = DataView(view, X)
+    fig = _draw.data_figure(dv, "weight", "colour of the car", [], None, title="edited rule set")
+    _draw.png(fig)
+    renderer = fig.canvas.get_renderer()
+    ax = fig.axes[0]
+    assert ax.yaxis.label.get_window_extent(renderer).x0 >= 0
+    assert ax.yaxis.get_tightbbox(renderer).x0 >= 0
+
+
+def test_the_pause_button_uses_a_glyph_the_fonts_have():
+    """The play buttons' labels are CSS text; every character has a glyph in DejaVu Sans (the
+    page's font here; U+23F8, the pause sign, has none in it)."""
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    from turs.explorer import _html
+
+    labels = re.findall(r'turs-play button:nth-of-type\(\d\)::after \{\{?content: "([^"]*)"', _html.CSS)
+    assert len(labels) == 4
+    font = FT2Font(font_manager.findfont("DejaVu Sans"))
+    for label in labels:
+        text = re.sub(r"\\\\?([0-9A-Fa-f]{4})", lambda m: chr(int(m.group(1), 16)), label)
+        missing = [f"U+{ord(c):04X}" for c in text if c.strip() and font.get_char_index(ord(c)) == 0]
+        assert missing == [], (label, missing)

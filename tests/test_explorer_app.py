@@ -160,6 +160,10 @@ def test_remove_a_fitted_rule_and_continue_the_search_from_the_rest(iris_app):
     expected = base.without_rule(0, X=iris_app.X_train, y=iris_app.y_train)
     assert ed.change["total"]["change"] == pytest.approx(expected.mdl_score_ - base.mdl_score_, abs=1e-9)
     assert ed.change["total"]["change"] > 0  # the search's rule paid for itself
+    # the rules after the removed one are numbered one less, and the tab says so
+    n = len(base.rules_)
+    assert n >= 2 and ed.renamed.startswith("The rules after R1 moved up one number: R2 is now R1")
+    assert "R2 is now R1" in ed.result.value
     kept = [r.condition_text() for r in ed.model.rules_]
     n_fits = len(iris_app.fits)
     job = ed.continue_search(wait=True)
@@ -188,7 +192,7 @@ def test_the_first_fit_can_start_from_given_rules():
     assert [c.get("given") for c in e.view.accepted_before(0)] == [True, True]
     n_accepted = len(model.rules_) - 2
     assert (f"{n_accepted} rule{'s' if n_accepted != 1 else ''} accepted. The fit started from 2 given rules "
-            "(R1-R2)") in e.children[0].value
+            "(R1-R2)") in e.headline.value
     assert "2 rules" in e.ruleset_text().splitlines()[0]  # rule search 1 starts after the two given rules
     given_only = model
     while len(given_only.rules_) > 2:
@@ -347,3 +351,11 @@ def test_explore_with_missing_labels_names_the_row_and_the_fix():
     with pytest.raises(ValueError, match=r"y has a missing label \(None\) at row 7 \(2 missing in all\); every row "
                                          r"needs its class\. Drop those rows"):
         explore(X, y, fit=False)
+
+
+def test_a_removal_says_which_rules_were_renamed():
+    from turs.explorer._edit import renamed_after_removal
+
+    assert renamed_after_removal(0, 2) == "The rules after R1 moved up one number: R2 is now R1."
+    assert renamed_after_removal(1, 6) == "The rules after R2 moved up one number: R3\u2013R6 are now R2\u2013R5."
+    assert renamed_after_removal(2, 3) == ""  # the last rule: no other rule changes its number

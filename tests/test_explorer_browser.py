@@ -64,8 +64,7 @@ def voila_url(tmp_path_factory):
     notebook = serve.convert(REPO / "notebooks" / "explorer.py", tmp_path / "explorer.ipynb")
     port = serve.free_port()
     log = open(tmp_path / "voila.log", "w")
-    env = dict(os.environ, MPLBACKEND="Agg")
-    env.setdefault("NUMBA_CACHE_DIR", str(REPO / "build" / "numba_cache"))
+    env = serve.server_env(notebook)
     # the server `make explorer` runs (its upload size, IOPub wait), without a pre-started pool: the
     # page's own kernel is the only one (a pool would run the notebook again beside the tests)
     proc = subprocess.Popen(serve.voila_command(notebook, port, pool=0), cwd=tmp_path, stdout=log,
@@ -233,6 +232,177 @@ def test_every_tab_fits_a_projector(page, size):
         _shot(pg, f"0_app_{size['width']}x{size['height']}")
         pg.locator(".turs-main-table").first.evaluate("el => el.scrollIntoView({block: 'start'})")
         _shot(pg, f"0_beam_tables_{size['width']}x{size['height']}")
+    finally:
+        pg.set_viewport_size(VIEWPORT)
+
+
+# JavaScript: the top and bottom of the first app's data picture and of the beam table beside it,
+# with the page scrolled to its top (Voila's page scrolls the window or its cells' box)
+FIRST_SCREEN = """() => {
+  window.scrollTo(0, 0);
+  for (const el of document.querySelectorAll('*')) { if (el.scrollTop > 0) el.scrollTop = 0; }
+  const app = document.querySelectorAll('.turs-app')[0];
+  const box = (sel) => { const r = app.querySelector(sel).getBoundingClientRect(); return [r.top, r.bottom]; };
+  return {picture: box('img.turs-plot'), beam: box('.turs-beam-panel')};
+}"""
+
+
+@pytest.mark.parametrize("size", [VIEWPORT, {"width": 1400, "height": 900}], ids=["1280x720", "1400x900"])
+def test_the_first_screen_shows_the_picture_and_the_beam_table(page, size):
+    """The projector layout: the page as it opens (at its top) shows the first app's whole data
+    picture and the whole beam table beside it; the notebook's prose is folded away in a closed
+    "About this page" block."""
+    pg = page
+    pg.set_viewport_size(size)
+    try:
+        _tab(pg, ".turs-figures", "Data")
+        _tab(pg, ".turs-panels", "Beam")
+        pg.wait_for_timeout(300)
+        boxes = pg.evaluate(FIRST_SCREEN)
+        pg.wait_for_timeout(200)
+        for name, (top, bottom) in boxes.items():
+            assert 0 <= top < bottom <= size["height"], (name, boxes)
+        about = pg.locator("details.turs-about")
+        assert about.count() == 1 and about.first.evaluate("el => !el.open")
+        assert "About this page" in about.first.locator("summary").inner_text()
+        _shot(pg, f"0_first_screen_{size['width']}x{size['height']}")
+    finally:
+        pg.set_viewport_size(VIEWPORT)
+
+
+def test_the_play_buttons_show_glyphs_the_page_has(page):
+    """Every character of the play buttons' labels is drawn from a font (the pause sign U+23F8 was
+    a missing-glyph box): drawn on a canvas in the buttons' font, no character looks like the
+    box of a character no font has (U+E000, a private-use one)."""
+    pg = page
+    missing = pg.evaluate(r"""() => {
+      const app = document.querySelectorAll('.turs-app')[0];
+      const out = [];
+      const draw = (ch, font) => {
+        const c = document.createElement('canvas'); c.width = 40; c.height = 40;
+        const ctx = c.getContext('2d'); ctx.font = font; ctx.fillText(ch, 4, 30);
+        return Array.from(ctx.getImageData(0, 0, 40, 40).data).join(',');
+      };
+      for (const b of app.querySelectorAll('.turs-play button')) {
+        const after = getComputedStyle(b, '::after');
+        const text = after.content.replace(/^"|"$/g, '');
+        const font = after.fontSize + ' ' + after.fontFamily;
+        const box = draw('\uE000', font);
+        for (const ch of text) {
+          if (ch.trim() && draw(ch, font) === box) out.push(text + ': U+' + ch.codePointAt(0).toString(16));
+        }
+      }
+      return out;
+    }""")
+    assert missing == []
+    pg.locator(".turs-play").first.scroll_into_view_if_needed()
+    _shot(pg, "0_play_buttons")
+
+
+def test_the_last_iteration_draws_the_chosen_rule(page):
+    """Rule search 1's last beam iteration (8 of 8: its beams are empty) selects the rule the
+    search returned (the last step of its lineage), so the picture draws it."""
+    pg = page
+    plot = pg.locator("img.turs-plot").first
+    before = plot.get_attribute("src")
+    pg.locator(".turs-status").first.click()
+    for _ in range(7):
+        pg.keyboard.press("ArrowRight")
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                         ".innerText.includes('beam iteration 8 of 8')", timeout=60_000)
+    pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), before],
+                         timeout=30_000)
+    chosen = pg.locator(".turs-selection select").first.evaluate(
+        "el => el.selectedIndex >= 0 ? el.options[el.selectedIndex].text : null")
+    status = pg.locator(".turs-status").first.inner_text()
+    rule = status.split("chosen rule of this search:")[1].splitlines()[0].strip()
+    assert chosen is not None and chosen.replace("\xa0", " ").startswith("lineage step"), chosen
+    assert chosen.replace("\xa0", " ").endswith(rule), (chosen, rule)
+    pg.evaluate(FIRST_SCREEN)
+    _shot(pg, "0_last_iteration")
+    pg.keyboard.press("Home")
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                         ".innerText.includes('beam iteration 1 of 8')", timeout=30_000)
+
+
+def test_candidates_are_numbered_from_one(page):
+    """The beam table beside the picture and the selection list number candidates from 1, as the
+    one-file search page does."""
+    pg = page
+    app = pg.locator(".turs-app").first
+    assert _where(pg) == "Rule search 1 of 3, beam iteration 1 of 8"
+    pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelectorAll("
+                         "'.turs-beam-panel tbody tr').length > 1", timeout=30_000)  # (redrawn after the status)
+    firsts = app.locator(".turs-beam-panel tbody tr").evaluate_all(
+        "rows => rows.map(r => r.querySelector('td').innerText.replace(/\\s*\\u2605/, ''))")
+    assert firsts == [str(i) for i in range(1, len(firsts) + 1)], firsts
+    options = app.locator(".turs-selection select").first.evaluate("el => Array.from(el.options).map(o => o.text)")
+    mains = [o.split(":")[0] for o in options if o.startswith("main #")]
+    assert mains == [f"main #{i}" for i in range(1, len(mains) + 1)], mains
+
+
+@pytest.mark.parametrize("size", [VIEWPORT, {"width": 1400, "height": 900}], ids=["1280x720", "1400x900"])
+def test_a_clicked_point_explains_its_prediction(page, size):
+    """Click a point a rule covers in the data picture: the Prediction panel names the rules
+    that cover it, the class counts of the union of their covers and the probabilities, which are
+    the fitted model's predict_proba of that row (the same fit made here); step 3's picture
+    downloads as SVG. The page goes back to the search afterwards."""
+    import base64
+
+    import numpy as np
+
+    from turs.explorer._studio import Explorer
+
+    pg = page
+    pg.set_viewport_size(size)
+    try:
+        here = Explorer(dataset="sim-overlap-blockade")  # the page's first app, made here
+        model, ex = here.fits[-1]["model"], here.explorer
+        X = here.X_train
+        covers = model.apply(X)
+        row = int(np.flatnonzero(covers.sum(axis=1) >= 1)[0])
+        x, y = ex.point_pixel(row)
+        want = model.predict_proba(X.iloc[[row]])[0]
+        union = covers[:, covers[row]].any(axis=1)
+        _tab(pg, ".turs-figures", "Data")
+        pg.evaluate(FIRST_SCREEN)
+        plot = pg.locator("img.turs-plot").first
+        before = plot.get_attribute("src")
+        plot.click(position={"x": x, "y": y})
+        panel = pg.locator(".turs-prediction").first
+        pg.wait_for_function("el => el.innerText.includes('Why this prediction')", arg=panel.element_handle(),
+                             timeout=30_000)
+        pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), before],
+                             timeout=30_000)
+        text = panel.inner_text()
+        assert f"training row {row} " in text, text
+        rules = [t.split("\t")[0].strip() for t in
+                 pg.locator(".turs-prediction tr.turs-predict-rule").all_inner_texts()]
+        assert rules == [f"R{i + 1}" for i in np.flatnonzero(covers[row])]
+        counts = pg.locator(".turs-prediction tr.turs-predict-counts td").all_inner_texts()
+        assert [int(c) for c in counts[1:]] == [int((union & (here.y_train.to_numpy() == c)).sum())
+                                                for c in model.classes_] + [int(union.sum())]
+        proba = pg.locator(".turs-prediction tr.turs-predict-proba td").all_inner_texts()
+        assert [float(p) for p in proba[1:]] == pytest.approx(list(want), abs=0.005)
+        pg.evaluate(FIRST_SCREEN)
+        _shot(pg, f"10a_prediction_step1_{size['width']}x{size['height']}")
+        src = plot.get_attribute("src")
+        pg.locator(".turs-prediction-step button", has_text="3 probabilities").first.click()
+        pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), src],
+                             timeout=30_000)
+        pg.locator("button.turs-svg").first.click()
+        link = pg.locator("a.turs-svg-link").first
+        link.wait_for(state="visible", timeout=30_000)
+        svg = base64.b64decode(link.get_attribute("href").split(",", 1)[1]).decode()
+        assert "<svg" in svg and "why this prediction, step 3 of 3" in svg
+        assert f"{want[int(np.argmax(want))]:.2f}" in svg  # the probabilities, as text
+        (ARTIFACTS / f"explorer_prediction_step3_{size['width']}.svg").write_text(svg)
+        pg.evaluate(FIRST_SCREEN)
+        _shot(pg, f"10b_prediction_step3_{size['width']}x{size['height']}")
+        pg.locator("button.turs-prediction-clear").first.click()
+        pg.wait_for_function("el => el.getClientRects().length === 0",
+                             arg=pg.locator(".turs-prediction-step").first.element_handle(), timeout=30_000)
+        _tab(pg, ".turs-panels", "Beam")
     finally:
         pg.set_viewport_size(VIEWPORT)
 
@@ -435,6 +605,20 @@ def test_typed_rule_changes_the_mdl_shown(page):
     assert "Traceback" not in shown
     pg.locator(".turs-rule-editor").first.evaluate("el => el.scrollIntoView({block: 'start'})")
     _shot(pg, "5b_typed_rule_error")
+    # removing R1 renumbers the rules after it: the tab says so
+    n_rules = len(model.rules_) + 1
+    pg.locator(".turs-edit-choice select").first.select_option(index=0)
+    pg.wait_for_timeout(500)
+    shown = plot.get_attribute("src")
+    pg.locator("button.turs-remove-rule").first.click()
+    pg.wait_for_function("el => el.innerText.includes('Removing R1')", arg=result.element_handle(), timeout=30_000)
+    pg.wait_for_function("([el, old]) => el.src && el.src !== old", arg=[plot.element_handle(), shown],
+                         timeout=30_000)  # the picture without it
+    said = pg.locator(".turs-rule-result").first.inner_text()
+    assert "The rules after R1 moved up one number: R2 is now R1" in said, said
+    assert n_rules >= 2
+    pg.locator(".turs-rule-editor").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    _shot(pg, "5c_removed_rule_renumbered")
 
 
 def test_blockade_explorer_starts_from_the_two_given_rules(page):

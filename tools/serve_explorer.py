@@ -4,17 +4,22 @@ Voila does not serve ``.py`` files: ``notebooks/explorer.py`` is converted with 
 ``build/explorer/explorer.ipynb`` first. Then Voila serves it on the given host and port (0: a
 free one), the URL is printed, and Ctrl-C (or SIGTERM) stops Voila and the kernels it started.
 
-    python tools/serve_explorer.py [--port 8866] [--host 127.0.0.1] [--token T] [--pool 1]
+    python tools/serve_explorer.py [--port 8866] [--host 127.0.0.1] [--token T] [--pool 2]
                                    [--cull-idle 300] [--no-convert]
 
 * ``--host``: 127.0.0.1 (default) serves this machine only, with no token. Any other address
   (``0.0.0.0``: every network interface, for students on other machines) needs a token: one is
   made up unless ``--token`` gives it, and the printed URL carries it (``?token=...``); a page
   without it is refused. There is no open server on a network.
-* ``--pool N``: N kernels are started, and run the notebook, before anyone asks (Voila's
-  preheated kernel pool); a page then opens at once, and the pool refills in the background
-  ``FILL_DELAY`` seconds later (refilling at once, ten kernels re-running the notebook while ten
-  pages open, slowed every page). Each kernel holds about 0.4 GB.
+* ``--pool N`` (default 2): N kernels are started, and run the notebook, before anyone asks
+  (Voila's preheated kernel pool); a page then opens at once, and the kernel it took is replaced
+  ``FILL_DELAY`` seconds later, once that page has rendered (a pooled page shows its first
+  picture within a few seconds; a replacement started at the same moment would slow it). With
+  the old single kernel refilled a minute later, a second visitor within that minute waited for
+  a kernel of their own (44-55 s). Each kernel holds about 0.4 GB.
+* A page that finds the pool empty shows "Starting a kernel for you: about ``KERNEL_START_S`` s"
+  with the seconds so far, instead of Voila's "Executing 3 of 9" (the page template ``turs``,
+  written next to the notebook, extends Voila's ``lab``).
 * ``--cull-idle S``: a kernel whose page was closed (no connection) and that has been idle for
   S seconds is shut down (checked every minute); open pages are never culled.
 * An upload travels to the kernel as one websocket message: messages up to
@@ -43,7 +48,37 @@ OUT = REPO / "build" / "explorer" / "explorer.ipynb"
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 SERVER_MAX_UPLOAD_MB = 200  # as turs.explorer._studio.SERVER_MAX_UPLOAD_MB (not imported: no turs needed here)
 IOPUB_TIMEOUT = 120  # s
-FILL_DELAY = 60  # s: a pool kernel taken by a page is replaced this much later, not while pages open
+DEFAULT_POOL = 2
+FILL_DELAY = 5  # s: a pool kernel taken by a page is replaced once the page has rendered
+#: Seconds from a page's request to its first picture when no pool kernel is ready (a kernel is
+#: started and runs the notebook): 14-22 s on the project's 2-core machine with other work
+#: running (docs/performance.md; `pytest -s tests/test_explorer_serve.py -k waiting` prints it).
+KERNEL_START_S = 20
+TEMPLATE = "turs"
+#: The page template: Voila's lab template with the loading text of a page that waits for its kernel
+TEMPLATE_HTML = """{%- extends 'voila/templates/lab/index.html.j2' -%}
+{%- block body_header -%}
+{{ super() }}
+<script>
+(function () {
+  const t0 = Date.now();
+  const say = () => {
+    const el = document.getElementById('loading_text');
+    if (el) {
+      el.textContent = 'Starting a kernel for you: about KERNEL_START_S s (' + Math.round((Date.now() - t0) / 1000)
+        + ' s so far). All ready kernels are in use; the explorer runs its first fit.';
+    }
+  };
+  window.update_loading_text = say;
+  const timer = setInterval(() => {
+    const spinner = document.getElementById('loading');
+    if (!spinner || spinner.style.display === 'none') { clearInterval(timer); return; }
+    say();
+  }, 1000);
+})();
+</script>
+{%- endblock body_header -%}
+"""
 CULL_INTERVAL = 60  # s
 
 
@@ -62,12 +97,31 @@ def convert(source: Path = SOURCE, out: Path = OUT) -> Path:
     return out
 
 
-def voila_config(pool: int = 1, cull_idle: int = 300) -> dict:
+def write_template(folder: Path) -> Path:
+    """The page template ``turs`` under ``folder/share`` (give that to Voila as ``JUPYTER_PATH``)."""
+    target = folder / "share" / "voila" / "templates" / TEMPLATE
+    target.mkdir(parents=True, exist_ok=True)
+    (target / "conf.json").write_text(json.dumps({"base_template": "lab"}))
+    (target / "index.html.j2").write_text(TEMPLATE_HTML.replace("KERNEL_START_S", str(KERNEL_START_S)))
+    return folder / "share"
+
+
+def server_env(notebook: Path) -> dict:
+    """Voila's environment: the Agg backend, numba's cache, and the page template's folder."""
+    env = dict(os.environ, MPLBACKEND="Agg")
+    env.setdefault("NUMBA_CACHE_DIR", str(REPO / "build" / "numba_cache"))
+    share = write_template(notebook.parent)
+    env["JUPYTER_PATH"] = os.pathsep.join([str(share)] + ([env["JUPYTER_PATH"]] if env.get("JUPYTER_PATH") else []))
+    return env
+
+
+def voila_config(pool: int = DEFAULT_POOL, cull_idle: int = 300) -> dict:
     """Voila's configuration (``voila.json``): upload size, preheated pool, culling, IOPub wait."""
     config = {
         "Voila": {"tornado_settings": {"websocket_max_message_size": SERVER_MAX_UPLOAD_MB * 2**20}},
         "VoilaExecutor": {"iopub_timeout": IOPUB_TIMEOUT},
-        "VoilaConfiguration": {"preheat_kernel": pool > 0, "default_pool_size": max(int(pool), 0)},
+        "VoilaConfiguration": {"preheat_kernel": pool > 0, "default_pool_size": max(int(pool), 0),
+                               "template": TEMPLATE},
         "VoilaKernelManager": {"fill_delay": FILL_DELAY},
     }
     if cull_idle > 0:
@@ -77,9 +131,9 @@ def voila_config(pool: int = 1, cull_idle: int = 300) -> dict:
 
 
 def voila_command(notebook: Path, port: int, host: str = "127.0.0.1", token: str | None = None,
-                  pool: int = 1, cull_idle: int = 300) -> list[str]:
+                  pool: int = DEFAULT_POOL, cull_idle: int = 300) -> list[str]:
     """The Voila command line; writes ``voila.json`` next to the notebook (Voila reads it from its
-    working folder, which must be ``notebook.parent``)."""
+    working folder, which must be ``notebook.parent``). Run it with :func:`server_env`."""
     (notebook.parent / "voila.json").write_text(json.dumps(voila_config(pool, cull_idle), indent=1))
     cmd = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}", f"--Voila.ip={host}",
            "--VoilaConfiguration.extension_denylist=jupyterlab-jupytext"]
@@ -129,8 +183,8 @@ def main(argv=None) -> int:
                              "(the network; a token is required)")
     parser.add_argument("--token", default=None, help="the token pages must carry (made up when --host is not "
                                                       "loopback and none is given)")
-    parser.add_argument("--pool", type=int, default=1, help="kernels started and run before anyone asks "
-                                                            "(about 0.5 GB each; 0: none)")
+    parser.add_argument("--pool", type=int, default=DEFAULT_POOL,
+                        help="kernels started and run before anyone asks (about 0.5 GB each; 0: none)")
     parser.add_argument("--cull-idle", type=int, default=300,
                         help="seconds after which a kernel whose page was closed is shut down (0: never)")
     parser.add_argument("--no-convert", action="store_true", help="serve the notebook already in build/explorer")
@@ -151,8 +205,7 @@ def main(argv=None) -> int:
         print("jupytext is missing: pip install -e '.[notebooks,explorer]'", file=sys.stderr)
         return 2
     port = args.port or free_port(args.host)
-    env = dict(os.environ, MPLBACKEND="Agg")
-    env.setdefault("NUMBA_CACHE_DIR", str(REPO / "build" / "numba_cache"))
+    env = server_env(notebook)
     cmd = voila_command(notebook, port, args.host, token, args.pool, args.cull_idle)
     proc = subprocess.Popen(cmd, cwd=notebook.parent, env=env, start_new_session=True)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does

@@ -8,6 +8,7 @@ import ipywidgets as W
 from . import _draw, _explain, _html, _keys
 from ._data import DataView
 from ._pictures import FIGURES, PicturesMixin
+from ._predict import PredictionMixin
 from ._view import TraceView, resolve_trace
 
 MAX_REJECTED_CHOICES = 12
@@ -18,7 +19,7 @@ FULL_WIDTH = "calc(100% - 4px)"
 FIGURE_TAB_PX = round(_draw.DATA_FIGSIZE[0] * _draw.DPI) + 2 * _html.TAB_PADDING_PX + 8
 
 
-class SearchExplorer(PicturesMixin, W.VBox):
+class SearchExplorer(PredictionMixin, PicturesMixin, W.VBox):
     """Step through the search trace of a fitted ``TURSClassifier`` and see why it chose its rules.
 
     ``SearchExplorer(model_or_trace, X=None, y=None)`` shows, for each rule search (Algorithm 3)
@@ -55,7 +56,10 @@ class SearchExplorer(PicturesMixin, W.VBox):
     ``main_table()``, ``aux_table()`` (DataFrames), ``rule_boxes()``,
     ``candidate_box()``, ``current_boxes()``, ``covered_mask()``, ``coverage_patterns()``,
     ``ruleset_text()``, ``figure_titles`` (the title of each picture as last drawn),
-    ``redraw_seconds`` (wall time of each redraw).
+    ``redraw_seconds`` (wall time of each redraw); why a prediction (``_predict``):
+    ``prediction(row)``, ``explain_point(row, step)``, ``clear_point()``, ``point_pixel(row)``,
+    ``row_at_pixel(x, y)`` (a click on the Data picture does these), ``svg()`` (the picture shown,
+    for slides). On screen, candidates are numbered from 1 (``main #1``), as on the one-file page.
 
     Widgets carry CSS classes: ``turs-explorer`` (the app), ``turs-rule-step``,
     ``turs-beam-step``, ``turs-step``, ``turs-play``, ``turs-prev``, ``turs-next``,
@@ -63,7 +67,9 @@ class SearchExplorer(PicturesMixin, W.VBox):
     ``turs-y-feature``, ``turs-figures`` (the picture tabs), ``turs-plot`` (data),
     ``turs-coverage-plot``, ``turs-lineage-plot``, ``turs-mdl-plot``, ``turs-why``,
     ``turs-lineage``, ``turs-rejected-table``, ``turs-main-table``, ``turs-aux-table``,
-    ``turs-ruleset``, ``turs-final-model``, ``turs-fit-stop``, ``turs-draw-note``.
+    ``turs-ruleset``, ``turs-final-model``, ``turs-fit-stop``, ``turs-draw-note``, ``turs-summary``,
+    ``turs-prediction`` (the Point panel), ``turs-prediction-step``, ``turs-prediction-clear``,
+    ``turs-svg`` (the SVG button), ``turs-svg-download`` (its link).
     """
 
     def __init__(self, model_or_trace, X=None, y=None, *, max_points: int = 5000, cache_size: int = 256,
@@ -81,7 +87,9 @@ class SearchExplorer(PicturesMixin, W.VBox):
         self._busy = False
         self.draw_error = None  # the last drawing's error text, or None
         self._k, self._it = 0, 0
-        self.selected = self.view.default_candidate(0, 0)
+        self.point, self.point_step = None, 1  # the row whose prediction is explained (None: none)
+        self._data_geometry = None
+        self.selected = self._default_selection(0, 0)
         self._build(keyboard)
         self._follow_selection()
         self._redraw()
@@ -92,16 +100,16 @@ class SearchExplorer(PicturesMixin, W.VBox):
         n_steps = len(v.steps)
         wide = {"description_width": "initial"}
         self.rule_step = W.IntSlider(value=1, min=1, max=max(v.n_searches, 1), description="rule search",
-                                     continuous_update=False, style=wide, layout=W.Layout(width="330px"))
+                                     continuous_update=False, style=wide, layout=W.Layout(width="260px"))
         self.beam_step = W.IntSlider(value=1, min=1, max=max(v.n_iterations(0), 1), description="beam iteration",
-                                     continuous_update=False, style=wide, layout=W.Layout(width="330px"))
+                                     continuous_update=False, style=wide, layout=W.Layout(width="280px"))
         self.step = W.IntSlider(value=0, min=0, max=max(n_steps - 1, 0), description="step",
                                 continuous_update=False, style=wide, layout=W.Layout(width="300px"))
         self.play = W.Play(value=0, min=0, max=max(n_steps - 1, 0), interval=1500, description="play")
         W.link((self.play, "value"), (self.step, "value"))
-        self.prev_button = W.Button(description="\u25c0 previous", layout=W.Layout(width="120px"),
+        self.prev_button = W.Button(description="\u25c0 previous", layout=W.Layout(width="110px"),
                                     tooltip="previous beam iteration (\u2190)")
-        self.next_button = W.Button(description="next \u25b6", layout=W.Layout(width="120px"),
+        self.next_button = W.Button(description="next \u25b6", layout=W.Layout(width="90px"),
                                     tooltip="next beam iteration (\u2192)")
         self.status = W.HTML()
         if self.data is not None:
@@ -115,14 +123,15 @@ class SearchExplorer(PicturesMixin, W.VBox):
             fx, fy = (options[0][1], options[min(1, len(options) - 1)][1])
         narrow = {"description_width": "18px"}  # the column's name gets the width, not the label
         self.x_feature = W.Dropdown(options=options, value=fx, description="x", style=narrow,
-                                    layout=W.Layout(width="290px"))
+                                    layout=W.Layout(width="210px", flex="0 0 auto"))
         self.y_feature = W.Dropdown(options=options, value=fy, description="y", style=narrow,
-                                    layout=W.Layout(width="290px"))
-        self.candidate = W.Dropdown(options=[], description="selected", layout=W.Layout(width=FULL_WIDTH),
+                                    layout=W.Layout(width="210px", flex="0 0 auto"))
+        self.candidate = W.Dropdown(options=[], description="selected", layout=W.Layout(flex="1 1 auto", width="auto"),
                                     style={"description_width": "70px"})
         self.plot, self.coverage_plot = W.Image(format="png"), W.Image(format="png")
         self.lineage_plot, self.mdl_plot = W.Image(format="png"), W.Image(format="png")
         self.draw_note = W.HTML()
+        self._build_prediction()
         self.why_html, self.lineage_html, self.rejected_html = W.HTML(), W.HTML(), W.HTML()
         self.main_html, self.aux_html, self.ruleset = W.HTML(), W.HTML(), W.HTML()
         self.final_model = W.HTML(_html.pre(v.final_text()))
@@ -144,7 +153,7 @@ class SearchExplorer(PicturesMixin, W.VBox):
         self.main_html.add_class("turs-wide")  # as wide as the app, never wider (its columns wrap)
         self.aux_html.add_class("turs-wide")
         self.plot.add_class("turs-scatter-plot")
-        data_tab = W.VBox([W.HBox([self.x_feature, self.y_feature]), self.plot, self.draw_note])
+        data_tab = W.VBox([self.plot, self.draw_note])  # its axes: beside the selection, above the tabs
         self.figures = W.Tab(children=[data_tab, self.coverage_plot, self.lineage_plot, self.mdl_plot],
                              titles=("Data", "Rows \u00d7 rules", "Lineage", "MDL score"),
                              layout=W.Layout(width=f"{FIGURE_TAB_PX}px", min_width=f"{FIGURE_TAB_PX}px"))
@@ -156,8 +165,11 @@ class SearchExplorer(PicturesMixin, W.VBox):
         local_tab = W.VBox([self.local_order, self.rejected_html])
         self.beam_html = W.HTML()  # the main beam beside the picture (its columns to read a step by)
         self.beam_html.add_class("turs-beam-panel")
-        self.panels = W.Tab(children=[self.beam_html, self.why_html, self.lineage_html, local_tab, self.ruleset],
-                            titles=("Beam", "Why", "Lineage", "Local test", "Rules"),
+        prediction_tab = W.VBox([W.HBox([self.prediction_step, self.prediction_clear],
+                                        layout=W.Layout(flex_flow="row wrap")), self.prediction_html])
+        self.panels = W.Tab(children=[self.beam_html, self.why_html, self.lineage_html, local_tab, self.ruleset,
+                                      prediction_tab],
+                            titles=("Beam", "Why", "Lineage", "Local test", "Rules", "Point"),
                             layout=W.Layout(flex="1 1 320px", min_width="320px"))
         self.panels.add_class("turs-panels")
         self.keys_note = W.HTML()
@@ -171,17 +183,22 @@ class SearchExplorer(PicturesMixin, W.VBox):
         n_given = len(v.given)
         given = "" if not n_given else (f" The fit started from {n_given} given rule{'s' if n_given != 1 else ''} "
                                         f"({'R1' if n_given == 1 else f'R1-R{n_given}'}).")
+        self.headline = W.HTML("<div class='turs-headline'><b>TURS search explorer</b>: "
+                               f"{v.n_searches} rule searches, {n_steps} beam iterations in all; {accepted} rule"
+                               f"{'s' if accepted != 1 else ''} accepted.{given}</div>")
+        self.headline.add_class("turs-summary")
+        # the projector layout: at 1280x720 the picture and the beam table beside it are on the first
+        # screen; the play controls, the full beam tables and the final model are below them
         self.children = [
-            W.HTML(_html.CSS + "<h3 style='margin:4px 0'>TURS search explorer</h3>"
-                   f"<div>{v.n_searches} rule searches, {n_steps} beam iterations in all; {accepted} rule"
-                   f"{'s' if accepted != 1 else ''} accepted.{given}</div>"),
-            self.fit_stop,
-            W.HBox([self.rule_step, self.beam_step, self.prev_button, self.next_button],
-                   layout=W.Layout(flex_flow="row wrap")),
-            W.HBox([self.play, self.step, self.keys_note], layout=W.Layout(flex_flow="row wrap")),
+            W.HTML(_html.CSS),
+            W.HBox([self.rule_step, self.beam_step, self.prev_button, self.next_button, self.svg_button,
+                    self.svg_link], layout=W.Layout(flex_flow="row wrap", align_items="center")),
             self.status,
-            self.candidate,
+            W.HBox([self.candidate, self.x_feature, self.y_feature], layout=W.Layout(width=FULL_WIDTH)),
             W.HBox([self.figures, self.panels], layout=W.Layout(flex_flow="row wrap", align_items="flex-start")),
+            W.HBox([self.play, self.step, self.keys_note], layout=W.Layout(flex_flow="row wrap")),
+            self.headline,
+            self.fit_stop,
             self.main_html, self.aux_html,
             W.Accordion(children=[self.final_model], titles=("Final model (str(model))",)),
             self.key_buttons,
@@ -219,10 +236,21 @@ class SearchExplorer(PicturesMixin, W.VBox):
         if not 0 <= iteration < n_it:
             raise ValueError(f"iteration must be in [0, {n_it - 1}] for rule search {rule_index}. Got {iteration}.")
         self._k, self._it = int(rule_index), int(iteration)
-        self.selected = candidate if candidate is not None else v.default_candidate(self._k, self._it)
+        self.selected = candidate if candidate is not None else self._default_selection(self._k, self._it)
+        self.point = None
         self._sync_controls()
         self._follow_selection()
         self._redraw()
+
+    def _default_selection(self, k: int, iteration: int):
+        """The best of the main beam (else of the auxiliary beam); at an iteration whose beams are
+        empty (the search's last, say) the rule the search returned: the last step of its lineage."""
+        default = self.view.default_candidate(k, iteration)
+        if default is None and self.view.search(k).get("lineage"):
+            n = len(self.view.trace.lineage(k))
+            if n > 1:
+                return ("lineage", n - 1)
+        return default
 
     def select(self, selection):
         """Select ``("main"|"aux"|"rejected", i)`` (a candidate of this step), ``("rule", i)`` (rule
@@ -232,6 +260,7 @@ class SearchExplorer(PicturesMixin, W.VBox):
             raise ValueError(f"{selection!r} is not a selection of this step; choose one of "
                              f"{list(self.selection_options().values())[:8]}...")
         self.selected = tuple(selection)
+        self.point = None
         self._follow_selection()
         self._redraw()
 
@@ -280,6 +309,9 @@ class SearchExplorer(PicturesMixin, W.VBox):
     def _on_key(self, key):
         self.handle_key(key)
 
+    #: The index of the Prediction panel among the panel tabs.
+    PREDICTION_TAB = 5
+
     def _ipython_display_(self, **kwargs):
         """Shown with the page-wide key listener (``_keys.SCRIPT``)."""
         _keys.display_with_keys(self)
@@ -312,6 +344,7 @@ class SearchExplorer(PicturesMixin, W.VBox):
     def _on_candidate(self, change):
         if not self._busy and change["new"] is not None and change["new"] != self.selected:
             self.selected = change["new"]
+            self.point = None
             self._follow_selection()
             self._redraw()
 
@@ -392,7 +425,7 @@ class SearchExplorer(PicturesMixin, W.VBox):
         opts = {}
         for which, cap in (("main", None), ("aux", None), ("rejected", MAX_REJECTED_CHOICES)):
             for i, c in enumerate(v.candidates(k, it, which)[:cap]):
-                opts[f"{which} #{i}: {' AND '.join(c['conditions'])}"] = (which, i)
+                opts[f"{which} #{i + 1}: {' AND '.join(c['conditions'])}"] = (which, i)
         for i, c in enumerate(v.accepted_before(k)):
             opts[f"rule R{i + 1}{' (given)' if c.get('given') else ''}: {' AND '.join(c['conditions'])}"] = ("rule", i)
         for d, c in (enumerate(v.trace.lineage(k)[1:], start=1) if v.search(k).get("lineage") else ()):
@@ -417,8 +450,10 @@ class SearchExplorer(PicturesMixin, W.VBox):
         if self.selected is None:
             return ""
         which, i = self.selected
-        return {"rule": f"R{i + 1}", "lineage": f"step {i}", "main": f"cand #{i}", "aux": f"aux #{i}",
-                "rejected": f"rejected #{i}"}.get(which, which)
+        if which == "lineage" and i == len(self.view.trace.lineage(self._k)) - 1:
+            return "chosen rule"  # the lineage's last step: the rule the search returned
+        return {"rule": f"R{i + 1}", "lineage": f"step {i}", "main": f"cand #{i + 1}", "aux": f"aux #{i + 1}",
+                "rejected": f"rejected #{i + 1}"}.get(which, which)
 
     def main_table(self):
         """The main beam at the current step (DataFrame; ``chosen`` marks the search's final rule)."""
@@ -461,10 +496,14 @@ class SearchExplorer(PicturesMixin, W.VBox):
 
     def _redraw(self):
         t0 = time.perf_counter()
+        self._sync_prediction_controls()
+        self.svg_link.value = ""  # a link to another picture's SVG would mislead
         v, k, it = self.view, self._k, self._it
         kind = FIGURES[self.figures.selected_index or 0]
         try:
-            png, title = self._figure(kind)
+            png, title, geometry = self._figure(kind)
+            if kind == "data":
+                self._data_geometry = geometry
             self.draw_error = None
         except Exception as exc:  # noqa: BLE001 - the page says so; the tables still follow the step
             _html.logger.exception("drawing the %s picture failed", kind)

@@ -31,7 +31,9 @@ from .. import style
 from ._explain import conditions_text, iteration_of
 
 DPI = 100  # the explorer shows PNGs at their pixel size: 11 pt text is 15 px
-DATA_FIGSIZE = (5.9, 4.5)  # 590 px wide: the pictures and the explanations side by side at 1280 px
+#: 590 px wide: the picture and the beam table side by side at 1280 px; 410 px high: with the
+#: controls above it, the whole picture on a 1280x720 screen
+DATA_FIGSIZE = (5.9, 4.1)
 COVERAGE_FIGSIZE = (5.9, 4.5)
 LINEAGE_FIGSIZE = (5.9, 4.8)  # taller when the literals added on the path need more lines
 LINE_INCHES = 11 * 1.2 / 72  # a line of 11 pt text
@@ -48,6 +50,16 @@ def png(fig: Figure) -> bytes:
     buf = io.BytesIO()
     with matplotlib.rc_context({"text.parse_math": False}):  # ticks made while drawing, too
         fig.savefig(buf, format="png", dpi=DPI, pil_kwargs={"compress_level": 1})
+    return buf.getvalue()
+
+
+def svg(fig: Figure) -> bytes:
+    """The figure as SVG bytes, its text kept as text (editable on a slide), as drawn on screen."""
+    if fig.canvas is None or not isinstance(fig.canvas, FigureCanvasAgg):
+        FigureCanvasAgg(fig)
+    buf = io.BytesIO()
+    with matplotlib.rc_context({"text.parse_math": False, "svg.fonttype": "none"}):
+        fig.savefig(buf, format="svg", dpi=DPI)
     return buf.getvalue()
 
 
@@ -86,7 +98,7 @@ def set_title(ax, title: str, width: int = TITLE_WIDTH) -> None:
     extra = text.count("\n")
     if extra:
         x0, y0, w, h = ax.get_position().bounds
-        ax.set_position((x0, y0, w, h - TITLE_LINE * extra))
+        ax.set_position((x0, y0, w, h - TITLE_LINE * 4.5 / ax.figure.get_figheight() * extra))
     ax.set_title(text, loc="left")
 
 
@@ -131,20 +143,30 @@ def place_labels(ax, items, fontsize=11.0) -> list:
 
 # --------------------------------------------------------------------------- data
 @styled
-def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5000, title: str = "") -> Figure:
+def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5000, title: str = "",
+                point=None, solid=None, solid_label: str = "", proba=None) -> Figure:
     """The data on the user's columns ``x``, ``y`` with rule regions.
 
     ``rules``: ``(label, literals)`` of the rules to outline (dashed grey); ``selected``:
     ``(label, literals)`` of the rule or candidate to fill (its covered rows drawn solid), or None.
     Rules that restrict neither column are named in the figure, not drawn (they span it all).
+    Why a prediction: ``point`` (a row index) is marked with a star; ``solid`` (a bool mask of
+    all rows) is drawn solid instead of the selection's cover and named ``solid_label``;
+    ``proba`` (``(counts, probabilities)`` per class) adds the class counts and probabilities
+    as bars beside the picture.
+    The figure's ``turs_geometry`` says where its axes are in the PNG (:func:`axes_geometry`),
+    so that a click on the picture can be mapped back to the data.
     """
     fig = _figure(DATA_FIGSIZE)
-    ax = fig.add_axes((0.13, 0.13, 0.62, 0.74))
+    ax = fig.add_axes((0.13, 0.14, 0.62, 0.73))
     view = dv.view
     rows, _ = dv.draw_rows(max_points)
     px, py = dv.positions(x, rows), dv.positions(y, rows)
     yc = view.y_codes[rows]
-    covered = (view.cover_mask(selected[1])[rows] if selected is not None else np.zeros(len(rows), bool))
+    if solid is not None:
+        covered = np.asarray(solid, dtype=bool)[rows]
+    else:
+        covered = (view.cover_mask(selected[1])[rows] if selected is not None else np.zeros(len(rows), bool))
     for c, cls in enumerate(view.classes):
         col = CLASS_COLORS[c % len(CLASS_COLORS)]
         out, inn = (yc == c) & ~covered, (yc == c) & covered
@@ -185,6 +207,11 @@ def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5
     ax.set_ylabel(wrapped(y, 30))
     if title:
         set_title(ax, title)
+    keep_left_inside(ax)
+    if point is not None:
+        at = np.array([dv.positions(x, np.array([point]))[0], dv.positions(y, np.array([point]))[0]])
+        ax.scatter([at[0]], [at[1]], s=260, marker="*", color=style.CANDIDATE, edgecolors="black", linewidths=1.0,
+                   zorder=7)
     ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), title="class", frameon=False, handletextpad=0.2,
               handlelength=1.0)
     notes = []
@@ -193,12 +220,65 @@ def data_figure(dv, x: str, y: str, rules, selected=None, *, max_points: int = 5
         notes.append("not labelled: " + ", ".join(left_out))
     if unrestricted:
         notes.append("span everything: " + ", ".join(unrestricted))
-    if selected is not None:
+    if solid is not None:
+        notes.insert(0, f"solid: {solid_label}" if solid_label else "solid: the rows of the union")
+    elif selected is not None:
         notes.insert(0, f"solid: rows {selected[0]} covers")
-    if notes:
+    if proba is not None:
+        _proba_bars(fig, view.classes, *proba)
+    elif notes:
         fig.text(0.77, 0.13, "\n".join(_wrap(n, 16) for n in notes), fontsize=11, va="bottom", ha="left",
                  color="#333333")
+    fig.turs_geometry = axes_geometry(ax)
     return fig
+
+
+def keep_left_inside(ax, margin_px: float = 3.0) -> None:
+    """Narrow the axes from the left until the y axis (its tick labels and title) lies inside the
+    figure: a long wrapped title or long category names would be cut off at the picture's edge."""
+    renderer = ax.figure.canvas.get_renderer()
+    left = ax.yaxis.get_tightbbox(renderer).x0
+    if left < margin_px:
+        x0, y0, w, h = ax.get_position().bounds
+        shift = (margin_px - left) / ax.figure.bbox.width
+        ax.set_position((x0 + shift, y0, max(w - shift, 0.2), h))
+
+
+def axes_geometry(ax) -> dict:
+    """Where ``ax`` is in the figure's PNG: ``box`` (left, top, right, bottom) in pixels from the
+    top-left corner, and its data limits ``xlim``, ``ylim`` (linear axes)."""
+    bbox = ax.get_window_extent(ax.figure.canvas.get_renderer())
+    height = ax.figure.bbox.height
+    return {"box": (float(bbox.x0), float(height - bbox.y1), float(bbox.x1), float(height - bbox.y0)),
+            "xlim": tuple(map(float, ax.get_xlim())), "ylim": tuple(map(float, ax.get_ylim()))}
+
+
+def data_to_pixel(geometry: dict, xs, ys) -> tuple[np.ndarray, np.ndarray]:
+    """Data coordinates -> pixels of the PNG (from its top-left corner), by :func:`axes_geometry`."""
+    left, top, right, bottom = geometry["box"]
+    (x0, x1), (y0, y1) = geometry["xlim"], geometry["ylim"]
+    px = left + (np.asarray(xs, dtype=float) - x0) / (x1 - x0) * (right - left)
+    py = bottom - (np.asarray(ys, dtype=float) - y0) / (y1 - y0) * (bottom - top)
+    return px, py
+
+
+def _proba_bars(fig, classes, counts, probabilities) -> None:
+    """The union's class counts and the probabilities they give, as bars at the picture's right:
+    each bar says ``p = count/n``."""
+    ax = fig.add_axes((0.77, 0.14, 0.21, 0.36))
+    n = int(np.sum(counts))
+    ys = np.arange(len(classes))[::-1]
+    for c, (yv, count, p) in enumerate(zip(ys, counts, probabilities)):
+        ax.barh(yv, p, color=CLASS_COLORS[c % len(CLASS_COLORS)], height=0.7)
+        ax.text(0.02, yv, f"{p:.2f} = {int(count)}/{n}", va="center", ha="left", fontsize=11, color="black",
+                bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75))
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.6, len(classes) - 0.4)
+    ax.set_yticks([])
+    ax.set_xticks([0, 1])
+    ax.set_title("P(class)", fontsize=11, loc="left")
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
 
 
 def _wrap(text: str, width: int) -> str:

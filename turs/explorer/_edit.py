@@ -271,9 +271,14 @@ class RuleEditor(W.VBox):
         del self.yours[int(i)]
         self.highlight = None
         self.change = mdl_change(before, after)
+        self.renamed = renamed_after_removal(int(i), len(before.rules_))
         self.result.value = change_html(f"Removing R{int(i) + 1}: {removed}", self.change, removing=True)
+        if self.renamed:
+            self.result.value += f"<div class='turs-note turs-renamed'>{_html.esc(self.renamed)}</div>"
         self._show()
         return after
+
+    renamed = ""  # what the last removal renamed (the rules after it move up one number)
 
     def reset(self):
         """Back to the fitted rules."""
@@ -343,3 +348,16 @@ class RuleEditor(W.VBox):
         title = (f"edited rule set, {selected[0]} filled" if selected else "edited rule set")
         self.plot.value = _draw.png(_draw.data_figure(data, self.x_feature.value, self.y_feature.value, rules,
                                                       selected, max_points=self.app.max_points, title=title))
+
+
+def renamed_after_removal(i: int, n_rules: int) -> str:
+    """What taking rule ``i`` (from 0) out of ``n_rules`` renames, in words: the rules after it
+    are numbered one less (rules are numbered by their place in the rule set), "" when it was the last."""
+    moved = [(j + 1, j) for j in range(i + 1, n_rules)]
+    if not moved:
+        return ""
+    if len(moved) <= 3:
+        names = ", ".join(f"R{a} is now R{b}" for a, b in moved)
+    else:
+        names = f"R{moved[0][0]}\u2013R{moved[-1][0]} are now R{moved[0][1]}\u2013R{moved[-1][1]}"
+    return f"The rules after R{i + 1} moved up one number: {names}."

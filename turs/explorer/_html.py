@@ -69,16 +69,24 @@ CSS = f"""
 .turs-explorer code {{font-size: {FONT_PX - 1}px; background: #f3f3f3; padding: 0 2px;}}
 .turs-explorer tr.turs-test-head td {{white-space: normal;}}
 .turs-explorer table.turs-lineage-table td {{white-space: normal; overflow-wrap: anywhere; text-align: left;}}
-.turs-explorer .turs-panels .lm-TabBar-tab {{flex: 0 0 auto !important; padding: 0 6px; max-width: none;}}
+/* six panel tabs in the ~350 px beside the picture at 1280 px */
+.turs-explorer .turs-panels .lm-TabBar-tab {{flex: 0 0 auto !important; padding: 0 5px !important;
+  max-width: none; min-width: 0 !important;}}
 .turs-app button:disabled, .turs-explorer button:disabled {{opacity: 0.4 !important; filter: grayscale(1);
   cursor: not-allowed;}}
 .turs-app :focus-visible, .turs-explorer :focus-visible, .turs-explorer .noUi-handle:focus {{
   outline: 3px solid {SELECTED} !important; outline-offset: 2px;}}
+.turs-explorer .turs-headline {{margin: 2px 0;}}
+.turs-explorer .turs-why-prediction table.turs-table td.turs-cond {{white-space: normal; overflow-wrap: anywhere;
+  text-align: left;}}
+.turs-explorer .turs-why-prediction .turs-pstep {{margin: 6px 0; padding: 2px 4px; border-left: 4px solid #ddd;}}
+.turs-explorer .turs-why-prediction .turs-current-step {{border-left-color: {SELECTED}; background: #f6eef3;}}
+.turs-explorer .turs-svg-link {{margin-left: 8px; white-space: nowrap;}}
 .turs-explorer .turs-play {{width: auto !important; flex: 0 0 auto; margin-right: 8px;}}
 .turs-explorer .turs-play button {{width: auto !important; min-width: 64px; padding: 0 6px;}}
 .turs-explorer .turs-play button i.fa {{display: none;}}
 .turs-explorer .turs-play button:nth-of-type(1)::after {{content: "\\25B6  play";}}
-.turs-explorer .turs-play button:nth-of-type(2)::after {{content: "\\23F8  pause";}}
+.turs-explorer .turs-play button:nth-of-type(2)::after {{content: "\\275A\\275A  pause";}}
 .turs-explorer .turs-play button:nth-of-type(3)::after {{content: "\\25A0  stop";}}
 .turs-explorer .turs-play button:nth-of-type(4)::after {{content: "\\21BB  repeat";}}
 </style>
@@ -170,7 +178,7 @@ def beam_table(view, k, it, which, selected, caption, compact: bool = False) -> 
         cells = []
         for h, key, spec in columns:
             if h == "#":
-                cells.append(f"<td>{i}{' &#9733;' if compact and r['chosen'] else ''}</td>")
+                cells.append(f"<td>{i + 1}{' &#9733;' if compact and r['chosen'] else ''}</td>")
             elif key == "conditions":
                 cells.append(f"<td class='turs-cond'>{esc(r['conditions'])}</td>")
             elif h == "bucket":

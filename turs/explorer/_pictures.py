@@ -66,8 +66,31 @@ class PicturesMixin:
             self._cache.popitem(last=False)
         return value
 
-    def _figure(self, kind: str):
-        """``(png, title)`` of one picture for the current state; cached by everything it draws."""
+    def _prediction_picture(self, x, y):
+        """``(key, title, make)`` of the data picture of the clicked row's prediction at step
+        :attr:`point_step`: 1 the rules that cover it, 2 the union of their covers drawn solid,
+        3 the union's class counts and the probabilities they give."""
+        e = self.prediction()
+        step = self.point_step
+        names = ", ".join(e["rule_labels"]) or "no rule"
+        title = (f"why this prediction, step {step} of 3: "
+                 + {1: f"the rules that cover the star ({names})",
+                    2: f"the union of their covers ({e['n']:,} rows)",
+                    3: "class counts of the union \u2192 probabilities"}[step])
+        if not e["rules"]:
+            title = f"why this prediction, step {step} of 3: no rule covers the star (the else-rule's rows)"
+        final = self.view.accepted_before(self.view.n_searches)
+        rules = [(f"R{i + 1}", final[i]["literals"]) for i in e["rules"]]
+        solid = e["union_mask"] if step >= 2 else np.zeros(len(e["union_mask"]), dtype=bool)
+        label = (f"the {e['n']:,} rows of the union" if e["rules"] else f"the {e['n']:,} rows no rule covers")
+        proba = (e["counts"], e["proba"]) if step == 3 else None
+        return (("data-point", self.point, step, x, y), title, lambda: _draw.data_figure(
+            self.data, x, y, rules, None, max_points=self.max_points, title=title, point=self.point, solid=solid,
+            solid_label=label if step >= 2 else "", proba=proba))
+
+    def _picture(self, kind: str):
+        """``(cache key, title, make)`` of one picture for the current state: ``make()`` draws it
+        (a matplotlib Figure); the key holds everything it draws."""
         v, k, it = self.view, self._k, self._it
         cand = self.selected_candidate()
         sel_key = None if cand is None else (self.selected, tuple(map(tuple, cand["literals"])), cand.get("id"))
@@ -77,27 +100,45 @@ class PicturesMixin:
             x, y = self.x_feature.value, self.y_feature.value
             title = f"{where}" + (f", {label}" if label else "")
             if self.data is None:
-                return self._cached(("data", title, sel_key, x, y), lambda: (_render.nodata_png(title), title))
+                return ("data", title, sel_key, x, y), title, lambda: _render.nodata_figure(title)
+            if self.point is not None:
+                return self._prediction_picture(x, y)
             rules = [(f"R{i + 1}", c["literals"]) for i, c in enumerate(v.accepted_before(k))
                      if self.selected != ("rule", i)]
             sel = None if cand is None else (label, cand["literals"])
-            return self._cached(("data", title, sel_key, x, y), lambda: (_draw.png(_draw.data_figure(
-                self.data, x, y, rules, sel, max_points=self.max_points, title=title)), title))
+            return ("data", title, sel_key, x, y), title, lambda: _draw.data_figure(
+                self.data, x, y, rules, sel, max_points=self.max_points, title=title)
         if kind == "coverage":
             if self.data is None:
-                return self._cached(("coverage", where), lambda: (_render.nodata_png(where), where))
+                return ("coverage", where), where, lambda: _render.nodata_figure(where)
             covers, labels, highlight = self._coverage_columns()
             summary = overlap_summary(covers)
             title = (f"{where}: {summary['several']:,} rows in 2+ rules, {summary['none']:,} in none"
                      + (f" (sel = {label})" if label and labels and labels[-1] == "sel" else ""))
-            return self._cached(("coverage", title, sel_key), lambda: (_draw.png(_draw.coverage_figure(
-                cover_patterns(covers, v.y_codes, len(v.classes)), labels, v.classes, highlight, title)), title))
+            return ("coverage", title, sel_key), title, lambda: _draw.coverage_figure(
+                cover_patterns(covers, v.y_codes, len(v.classes)), labels, v.classes, highlight, title)
         if kind == "lineage":
             title = f"rule search {k + 1}: how the chosen rule grew"
             sel_id = cand.get("id") if cand is not None else None
-            return self._cached(("lineage", title, sel_id), lambda: (_draw.png(_draw.lineage_figure(
-                v.trace, k, sel_id, title)), title))
+            return ("lineage", title, sel_id), title, lambda: _draw.lineage_figure(v.trace, k, sel_id, title)
         title = f"MDL score vs coverage: {where}"
         point = cand if self.selected is not None and self.selected[0] in ("main", "aux", "rejected") else None
-        return self._cached(("mdl", title, sel_key), lambda: (_render.mdl_png(v, k, point, title), title))
+        return ("mdl", title, sel_key), title, lambda: _render.mdl_figure(v, k, point, title)
 
+    def _figure(self, kind: str):
+        """``(png, title, geometry)`` of one picture for the current state, cached by everything it
+        draws; ``geometry``: where a data picture's axes are in the PNG (``_draw.axes_geometry``),
+        to map a click back to a row (None for the other pictures)."""
+        key, title, make = self._picture(kind)
+
+        def draw():
+            fig = make()
+            return _draw.png(fig), title, getattr(fig, "turs_geometry", None)
+        return self._cached(key, draw)
+
+    def svg(self, kind: str | None = None) -> bytes:
+        """The picture of the current tab (or ``kind`` of ``FIGURES``) as SVG, for slides: its text
+        kept as text (editable), drawn as the PNG on screen."""
+        kind = kind or FIGURES[self.figures.selected_index or 0]
+        _, _, make = self._picture(kind)
+        return _draw.svg(make())

@@ -17,8 +17,13 @@ CANDIDATE_COLOR = style.CANDIDATE
 TRAJECTORY_COLOR = style.algorithm_style("turs").color
 
 
-@styled
 def mdl_png(view, k: int, candidate: dict | None, title: str = "") -> bytes:
+    """:func:`mdl_figure` as PNG bytes."""
+    return png(mdl_figure(view, k, candidate, title))
+
+
+@styled
+def mdl_figure(view, k: int, candidate: dict | None, title: str = ""):
     """Fig. 3.6 for the whole search, rule search ``k`` highlighted, ``candidate``'s would-be point."""
     traj = view.trajectory()
     fig = _figure(FIGSIZE)
@@ -51,11 +56,16 @@ def mdl_png(view, k: int, candidate: dict | None, title: str = "") -> bytes:
     set_title(ax, title or f"MDL score vs coverage, rule search {k + 1}")
     ax.legend(loc="best", framealpha=0.9)
     ax.grid(alpha=0.3)
-    return png(fig)
+    return fig
+
+
+def nodata_png(title: str) -> bytes:
+    """:func:`nodata_figure` as PNG bytes."""
+    return png(nodata_figure(title))
 
 
 @styled
-def nodata_png(title: str) -> bytes:
+def nodata_figure(title: str):
     """A placeholder picture saying that the data are needed."""
     fig = _figure(FIGSIZE)
     ax = fig.add_axes((0.05, 0.05, 0.9, 0.82))
@@ -63,4 +73,4 @@ def nodata_png(title: str) -> bytes:
     set_title(ax, title)
     ax.text(0.5, 0.5, "pass X and y to the explorer\nto see the data", ha="center", va="center",
             transform=ax.transAxes, color="#666666", fontsize=14)
-    return png(fig)
+    return fig
