@@ -167,9 +167,9 @@ def test_no_module_attribute_is_rebound_during_a_fit(cold, monkeypatch):
         kinds.append(kernel_sets.current().kind)
         return compiled
 
-    import turs.estimator
+    import turs.learn
 
-    monkeypatch.setattr(turs.estimator, "switch_when_ready", switch)
+    monkeypatch.setattr(turs.learn, "switch_when_ready", switch)
     before = _module_values()
     changed = []
     thread = threading.Thread(target=lambda: TURSClassifier(max_rules=3).fit(X, y))
@@ -237,6 +237,7 @@ def test_one_background_compile_at_a_time(monkeypatch, tmp_path):
     assert _compile.compile_in_background() and len(launch.calls) == 2
 
 
+@pytest.mark.subprocess
 def test_a_lock_whose_process_died_is_taken_over_at_once(monkeypatch, tmp_path):
     """A killed background compile leaves its lock; the next fit starts a compile at once."""
     dead = subprocess.Popen([sys.executable, "-c", "pass"])
@@ -388,6 +389,7 @@ def _not_a_folder(tmp_path, name):
     return str(blocker / name)
 
 
+@pytest.mark.subprocess
 def test_no_writable_cache_folder_runs_the_kernels_uncached_and_says_so(tmp_path):
     """The package in a folder it cannot write to, ``NUMBA_CACHE_DIR`` unset and ``HOME`` not
     writable: ``import turs`` works (numba used to raise "no locator available"), one warning
@@ -426,6 +428,7 @@ def test_no_writable_cache_folder_runs_the_kernels_uncached_and_says_so(tmp_path
     assert "NUMBA_CACHE_DIR" in said[0]
 
 
+@pytest.mark.subprocess
 def test_a_read_only_cache_folder_says_so_and_info_shows_where(tmp_path):
     """``NUMBA_CACHE_DIR`` not writable: one warning says so and where the kernels go instead
     (the next folder numba can write to), and ``python -m turs info`` shows both."""
@@ -448,6 +451,7 @@ def test_a_read_only_cache_folder_says_so_and_info_shows_where(tmp_path):
     assert "every kernel compiled into it: no (turs.warmup() or python -m turs warmup)" in lines
 
 
+@pytest.mark.subprocess
 def test_info_names_the_cache_and_what_is_compiled():
     """Under ``make`` the cache is ``build/numba_cache``, filled and marked by ``turs.warmup()``."""
     out = subprocess.run([sys.executable, "-m", "turs", "info"], capture_output=True, text=True, timeout=300)

@@ -423,6 +423,7 @@ def fake_wheel(folder: Path, name: str = "turs-9.9.9-py3-none-any.whl") -> Path:
     return folder / name
 
 
+@pytest.mark.subprocess
 def test_kit_carries_the_wheel_and_says_how_to_install_it_without_a_clone(tmp_path):
     wheel = fake_wheel(tmp_path / "dist")
     kit = make_class(tmp_path / "class", "--no-pages", "--wheel", str(tmp_path / "dist"))
@@ -438,6 +439,7 @@ def test_kit_carries_the_wheel_and_says_how_to_install_it_without_a_clone(tmp_pa
     assert sorted(p.name for p in kit.glob("*.whl")) == [other.name]
 
 
+@pytest.mark.subprocess
 def test_kit_wheel_option_names_what_is_wrong(tmp_path):
     (tmp_path / "empty").mkdir()
     proc = subprocess.run([sys.executable, str(REPO / "tools" / "make_class.py"), "--out", str(tmp_path / "class"),
@@ -446,6 +448,7 @@ def test_kit_wheel_option_names_what_is_wrong(tmp_path):
     assert "expected one turs-*.whl in this folder, found none" in proc.stderr and "pip wheel" in proc.stderr
 
 
+@pytest.mark.subprocess
 def test_kit_without_a_wheel_says_so(kit):
     readme = (kit / "README.md").read_text(encoding="utf-8")
     assert "built without the package" in readme and "make class" in readme
