@@ -181,8 +181,9 @@ def _one_fit(n: int, stages_on: bool, model_path: Path) -> dict:
 
 def _one_predict(model_path: Path) -> dict:
     X, y = _load(slice(N_TOTAL - N_TEST, N_TOTAL))
+    from sklearn.metrics import roc_auc_score
+
     from turs import TURSClassifier
-    from turs.metrics import roc_auc
 
     m = TURSClassifier.from_json(model_path.read_text())
     m.predict_proba(X[:1000])  # the first call's imports
@@ -191,7 +192,7 @@ def _one_predict(model_path: Path) -> dict:
     p = m.predict_proba(X)
     s = time.perf_counter() - t0
     peak = _status()["VmHWM"]
-    return {"predict_s": s, "predict_peak_mb": (peak - base) / 2**20, "test_auc": float(roc_auc(y, p[:, 1]))}
+    return {"predict_s": s, "predict_peak_mb": (peak - base) / 2**20, "test_auc": float(roc_auc_score(y, p[:, 1]))}
 
 
 def _commit() -> str:
@@ -213,6 +214,7 @@ def run(n: int, stages_on: bool) -> dict:
     for args in (["--child-fit", str(n)] + (["--stages"] if stages_on else []), ["--child-predict", str(n)]):
         res = subprocess.run([sys.executable, __file__, *args], capture_output=True, text=True)
         if res.returncode != 0:
+            print(json.dumps(row), file=sys.stderr)  # what was measured before the failure
             raise RuntimeError(f"{args} failed:\n{res.stderr[-4000:]}")
         row.update(json.loads(res.stdout.strip().splitlines()[-1]))
     row["load_after"] = os.getloadavg()[0]
