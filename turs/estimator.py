@@ -10,11 +10,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import edit, guided, model_file
-from .union_estimate import pattern_counts, union_counts
+from .union_estimate import union_counts
 from .parse import ResolvedRule, resolve_rules
 from ._validation import _as_frame, _check_y, as_pandas
-from .encoding import FeatureEncoder
-from .mdl import MODEL_ENCODINGS, ColumnCache, cover_matrix, score_literals
+from .encoding import BinnedRows, FeatureEncoder
+from .mdl import MODEL_ENCODINGS, cover_matrix
+from .row_passes import fitted_counts, predict_union
 from .rules import Condition, ElseRule, Rule, print_digits_table
 from ._core._cold_start import kernels_for_fit, switch_when_ready
 from ._fit_control import fit_control
@@ -281,13 +282,13 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
             )
         self.encoder_ = FeatureEncoder(n_cut_points=self.n_cut_points).fit(Xf)
         self.encoder_.from_dataframe_ = isinstance(X, pd.DataFrame)
-        Xe = self.encoder_.transform(Xf)
+        Xe = BinnedRows.of(self.encoder_, Xf)  # the bins, column by column; no (n, d) float table
         constraints = guided.search_constraints(self, self.encoder_)  # unknown column names raise here
         fixed = [] if initial_rules is None else resolve_rules(
             initial_rules, self.encoder_, Xe, self.model_encoding)
         guided.check_given_rules(fixed, constraints, self.encoder_)
         self._digits_ = print_digits_table(self.encoder_, Xe, [r.literals for r in fixed])
-        data = SearchData(self.encoder_.bins(Xe), y_codes, self.encoder_.n_bins_,
+        data = SearchData(Xe.bins, y_codes, self.encoder_.n_bins_,
                           self.encoder_.binary_, len(self.classes_), self.model_encoding)
         settings = SearchSettings(self.beam_width, self.use_patience, self.use_local_test,
                                   self.use_auxiliary_beam, self._score_param, self.k_stop,
@@ -326,19 +327,17 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         self.sampled_from_rule_ = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
         self._literals_ = [list(r.literals) if isinstance(r, ResolvedRule)
                            else [self._to_threshold(j, a, b) for j, a, b in r.literals] for r in state.rules]
-        columns = ColumnCache(Xe)  # each column read once, contiguously, for the covers and the score
-        covers = cover_matrix(self._literals_, Xe, columns)
+        del state, sampler, data  # the search's row lists and sample go before the covers are made
         # What prediction reads: the class counts per cover pattern (the one path of a fitted
-        # and of a loaded model). The row-level covers and labels stay in memory for the
-        # explorer's coverage plots; they are never written to a model file.
-        self._patterns_, self._pattern_counts_ = pattern_counts(covers, y_codes, len(self.classes_))
-        self._y_train_ = y_codes
-        self._train_Xe_ = Xe  # for editing (turs.edit); never written to a model file
-        self._train_covers_ = np.packbits(covers, axis=0)
+        # and of a loaded model). The packed covers and labels stay in memory for the
+        # explorer's coverage plots; they are never written to a model file. One pass over the
+        # rows in chunks, the covers from the bins (turs.row_passes).
+        self._patterns_, self._pattern_counts_, self._train_covers_, self.mdl_breakdown_ = fitted_counts(
+            self._literals_, Xe, y_codes, len(self.classes_), [c.cuts for c in self.encoder_.columns_],
+            self.encoder_.binary_, self.model_encoding)
+        self._y_train_ = y_codes.astype(np.min_scalar_type(len(self.classes_) - 1))
+        self._train_rows_ = Xe  # bins + the user's table, for editing (turs.edit); never pickled or written
         self._n_train_ = len(y_codes)
-        self.mdl_breakdown_ = score_literals(self._literals_, Xe, y_codes, len(self.classes_),
-                                             [c.cuts for c in self.encoder_.columns_], self.encoder_.binary_,
-                                             self.model_encoding, covers=covers, columns=columns)
         self.mdl_score_ = self.mdl_breakdown_.total
         self._build_rules()
         self.trace_ = None
@@ -405,13 +404,11 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         combination, including ones no training instance had. ``overlap="random"``: random
         picking (Section 3.6.3), one covering rule drawn uniformly per row.
         """
+        if overlap == "union":  # in chunks of rows: no (n, d) encoded table, no (n, K) covers
+            check_is_fitted(self, "rules_")
+            return predict_union(_as_frame(X, self), self.encoder_, self._literals_, self._union_probs)
         covers = self.apply(X)
         n, K = covers.shape
-        if overlap == "union":
-            if K == 0:
-                return np.tile(self._else_probs_, (n, 1))
-            patterns, inverse = np.unique(covers, axis=0, return_inverse=True)
-            return self._union_probs(patterns)[inverse.ravel()]
         if overlap == "random":
             rng = np.random.default_rng(self.random_state if random_state is None else random_state)
             single = np.eye(K, dtype=bool)
@@ -500,6 +497,13 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     def from_json(cls, s: str) -> "TURSClassifier":
         """A model from ``to_json``'s text, every field checked first (ValueError naming it)."""
         return model_file.loads(cls, s)
+
+    def __getstate__(self):
+        # a pickle (joblib, the explorer's worker) carries no training rows: edits of an
+        # unpickled model take X, y as those of a model read from a file do
+        state = dict(super().__getstate__())  # a copy: object.__getstate__ gives __dict__ itself
+        state.pop("_train_rows_", None)
+        return state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
