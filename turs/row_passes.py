@@ -75,6 +75,7 @@ def predict_union(table, encoder, rules_literals, union_probs, chunk_rows: int |
     chunk = CHUNK_ROWS if chunk_rows is None else int(chunk_rows)
     n = len(table)
     out = None
+    known: dict = {}  # a pattern's packed bits -> its probabilities, over the chunks
     for a in range(0, max(n, 1), chunk):
         b = min(a + chunk, n)
         covers = cover_matrix(rules_literals, encoder.transform(table.iloc[a:b], first_row=a))
@@ -82,7 +83,12 @@ def predict_union(table, encoder, rules_literals, union_probs, chunk_rows: int |
             probs = union_probs(np.zeros((1, 0), dtype=bool))[np.zeros(b - a, dtype=np.int64)]
         else:
             patterns, inverse = np.unique(covers, axis=0, return_inverse=True)
-            probs = union_probs(patterns)[inverse.ravel()]
+            keys = [k.tobytes() for k in np.packbits(patterns, axis=1)]
+            new = [i for i, k in enumerate(keys) if k not in known]
+            if new:  # each pattern's union estimate is made once, in the chunk where it first occurs
+                for i, p in zip(new, union_probs(patterns[new])):
+                    known[keys[i]] = p
+            probs = np.array([known[k] for k in keys])[inverse.ravel()]
         if out is None:
             out = np.empty((n, probs.shape[1]))
         out[a:b] = probs
