@@ -126,6 +126,7 @@ def install_stages(stages: Stages) -> None:
     stages.wrap(est, "cover_matrix", "after search: covers")
     stages.wrap(est, "pattern_counts", "after search: pattern counts")
     stages.wrap(est, "score_literals", "after search: MDL score")
+    stages.wrap(est, "fitted_counts", "after search: counts, covers, MDL score")
     stages.wrap(est.TURSClassifier, "_build_rules", "model build")
 
 
