@@ -161,8 +161,10 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
 
     Prediction needs, besides the rules, only the class counts of the training rows per cover
     pattern (which rules cover a row): ``to_json`` writes those and nothing row-level
-    (:mod:`turs.model_file`). A model fitted in this session also keeps its encoded training
-    rows in memory, for ``with_rule`` / ``replace_rule`` / ``without_rule`` (:mod:`turs.edit`).
+    (:mod:`turs.model_file`). A model fitted in this session also keeps its training rows as
+    uint8 bins with a reference to the table it was fitted on (no copy), for ``with_rule`` /
+    ``replace_rule`` / ``without_rule`` (:mod:`turs.edit`); a pickle drops them (an unpickled
+    model edits with ``X=..., y=...``).
     """
 
     score = _ScoreParameter()
