@@ -42,7 +42,7 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install check test reproduce bench bench-scale bench-cold-start clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
+.PHONY: help install check test reproduce bench bench-scale bench-scaling bench-cold-start clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
 
 help:
 	@echo "make targets:"
@@ -53,7 +53,8 @@ help:
 	@echo "  figures/NAME.EXT   rebuild one figure: runs the notebook whose file name is the longest prefix of NAME.EXT"
 	@echo "  build/notebooks/X.ipynb  execute notebooks/X.py"
 	@echo "  bench              speed benchmark"
-	@echo "  bench-scale        scaling benchmark (noisy 10k-1M rows, the large datasets; figures/scaling.*)"
+	@echo "  bench-scale        1M-10M rows: fit time, peak RSS, test AUC, predict (SCALE_ROWS=$(SCALE_ROWS); figures/bench_scale.png)"
+	@echo "  bench-scaling      scaling study (noisy 10k-1M rows, the large datasets; figures/scaling.*)"
 	@echo "  bench-cold-start   a new user's first fit on an empty compile cache (iris, noisy 20k; about 10 minutes)"
 	@echo "  experiments        run the benchmark (PROFILE, ALGORITHMS=$(ALGORITHMS)) into RESULTS=$(RESULTS); resumable"
 	@echo "  compare            compare TURS results in RESULTS with the thesis tables -> figures/turs_vs_thesis.csv"
@@ -173,7 +174,13 @@ BENCH_ARGS ?= --scaling --threads vehicle,pendigits,waveform
 bench: $(STAMP)
 	$(PY) tools/bench_speed.py $(BENCH_ARGS)
 
+# 12.5M noisy rows generated once (build/bench_scale/data), the first n train, the last 2.5M test;
+# a fresh process per fit and per prediction (tools/bench_scale.py)
+SCALE_ROWS ?= 1000000 2000000 4000000 10000000
 bench-scale: $(STAMP)
+	$(PY) tools/bench_scale.py $(SCALE_ROWS) --stages --plot figures/bench_scale.png
+
+bench-scaling: $(STAMP)
 	$(PY) tools/bench_speed.py --scaling-only $(BENCH_ARGS)
 
 bench-cold-start: $(INSTALLED)

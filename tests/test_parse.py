@@ -202,7 +202,7 @@ def test_fitted_rules_round_trip(data):
     for k, rule in enumerate(model.rules_):
         text = rule.condition_text()
         got = np.zeros(len(X), dtype=bool)
-        got[resolve_rules(text, model.encoder_, model._train_Xe_)[0].rows] = True
+        got[resolve_rules(text, model.encoder_, model._train_rows_)[0].rows] = True
         assert np.array_equal(got, covers[:, k]), text
         assert np.array_equal(naive_cover(text, X), covers[:, k]), text
         assert np.array_equal(naive_cover(str(rule), X), covers[:, k])  # "IF ... THEN ..." as printed
@@ -250,7 +250,7 @@ def cat_model():
 def test_resolution_errors_name_the_rule_and_the_column(cat_model, text, fragment):
     X, y, model = cat_model
     with pytest.raises(ValueError) as e:
-        resolve_rules([text], model.encoder_, model._train_Xe_)
+        resolve_rules([text], model.encoder_, model._train_rows_)
     assert fragment in str(e.value), str(e.value)
     assert "rule 1" in str(e.value).lower()
 
@@ -261,18 +261,18 @@ def test_a_misspelt_column_of_a_wide_table_names_the_nearest_columns():
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     model = TURSClassifier(beam_width=2, max_rules=1).fit(X, y)
     with pytest.raises(ValueError) as e:
-        resolve_rules(["worst perimiter >= 100"], model.encoder_, model._train_Xe_)
+        resolve_rules(["worst perimiter >= 100"], model.encoder_, model._train_rows_)
     message = str(e.value)
     assert "the nearest names are ['worst perimeter'" in message and "(of 30 columns)" in message, message
     assert "mean texture" not in message  # not the whole list of 30
     with pytest.raises(ValueError) as e:
-        resolve_rules(["zzz >= 1"], model.encoder_, model._train_Xe_)
+        resolve_rules(["zzz >= 1"], model.encoder_, model._train_rows_)
     assert "no column has a name close to it (the first 8 of 30:" in str(e.value)
 
 
 def test_resolution_of_levels_values_and_rule_objects(cat_model):
     X, y, model = cat_model
-    Xe = model._train_Xe_
+    Xe = model._train_rows_
 
     def rows(rule):
         return resolve_rules([rule], model.encoder_, Xe)[0].rows.tolist()
@@ -298,9 +298,9 @@ def test_resolved_model_code_matches_mdl(cat_model):
     from turs.mdl import rule_model_bits
 
     X, y, model = cat_model
-    r = resolve_rules("size < 7.5 AND color != blue", model.encoder_, model._train_Xe_)[0]
+    r = resolve_rules("size < 7.5 AND color != blue", model.encoder_, model._train_rows_)[0]
     cuts = [c.cuts for c in model.encoder_.columns_]
-    want = rule_model_bits(r.literals, model._train_Xe_, cuts, model.encoder_.binary_, 1, "turs2")[0]
+    want = rule_model_bits(r.literals, model._train_rows_, cuts, model.encoder_.binary_, 1, "turs2")[0]
     assert r.model_bits == want and r.coverage == len(r.rows) > 0
     assert [lit[0] for lit in r.literals] == [model.encoder_.names_.index("size"),
                                               model.encoder_.names_.index("color=blue")]

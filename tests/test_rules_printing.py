@@ -25,7 +25,7 @@ def test_an_implied_not_equal_is_not_printed_and_the_cover_round_trips(cat_model
     assert str(rule).startswith("IF color = blue AND size >= 2 THEN")
     covers = edited.apply(X)[:, -1]
     assert covers.sum() == ((X["color"] == "blue") & (X["size"] >= 2)).sum() > 0
-    back = resolve_rules(rule.condition_text(), edited.encoder_, edited._train_Xe_)[0]
+    back = resolve_rules(rule.condition_text(), edited.encoder_, edited._train_rows_)[0]
     got = np.zeros(len(X), dtype=bool)
     got[back.rows] = True
     assert np.array_equal(got, covers)

@@ -8,7 +8,7 @@ settings `--repeats` times and keep the median. The table (dataset, n, d, classe
 compile s, peak RSS, MDL score, rules, literals, test ROC-AUC, the reference TURS2 fit s and
 MDL from ../shared/anchors and the ratios) is printed and saved to figures/bench_speed.csv.
 
-`--scaling` adds the scaling study (`make bench-scale`): TURS on the noisy generator (``noisy_data``)
+`--scaling` adds the scaling study (`make bench-scaling`): TURS on the noisy generator (``noisy_data``)
 at 10k, 20k, 50k, 100k and 1M training rows, on the four large ADBench datasets
 (cover, campaign, shuttle, skin: `turs.bench.profiles` "large"), on magic, waveform and avila,
 each in a fresh process with a timeout; the fit time, the median time per rule search, rules,
@@ -220,7 +220,7 @@ def main(argv=None):
     return 0
 
 
-# ------------------------------------------------------------------ scaling study (`make bench-scale`)
+# ------------------------------------------------------------------ scaling study (`make bench-scaling`)
 SCALE_NOISY = [10_000, 20_000, 50_000, 100_000, 1_000_000]
 SCALE_DATASETS = ["shuttle", "skin", "campaign", "cover", "magic", "waveform", "avila"]
 SCALE_COMPETITORS = ["ripper", "classy", "cart"]

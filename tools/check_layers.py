@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundations: settings, compile cache, input checks, metrics, figure style", ("turs._config", "turs._compile", "turs._validation", "turs._fit_control", "turs.metrics", "turs.style")),
     ("data and encoding", ("turs.datasets", "turs.encoding", "turs.rules")),
     ("kernels", ("turs._core",)),
-    ("MDL", ("turs.mdl", "turs.parse", "turs.union_estimate")),
+    ("MDL", ("turs.mdl", "turs.parse", "turs.union_estimate", "turs.row_passes")),
     ("search", ("turs.search", "turs.guided", "turs.trace")),
     # Editing a fitted model and its model file work on the model they are given (they never
     # import the estimator); the estimator's methods (without_rule, with_rule, to_json, ...)

@@ -168,7 +168,7 @@ def _as_frame(X, fitted) -> pd.DataFrame:
                  else [f"x{j}" for j in range(arr.shape[1])])
         if len(names) != arr.shape[1]:
             names = [f"x{j}" for j in range(arr.shape[1])]
-        df = pd.DataFrame(arr, columns=names)
+        df = pd.DataFrame(arr, columns=names, copy=False)  # a view: pandas 3 would copy the array
         if arr.dtype.kind == "O":
             df = df.infer_objects()
         has_names = False

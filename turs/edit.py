@@ -8,8 +8,11 @@ training data, computed from scratch as :func:`turs.mdl_score` does. ``refit(X, 
 keeps the listed rules and lets the search continue around them
 (``fit(initial_rules=...)``). :func:`compare` puts two models side by side.
 
-Training data: a model fitted in this session keeps its encoded training rows and labels in
-memory (``_train_Xe_``, ``_y_train_``; never written to a model file). A model read from a file
+Training data: a model fitted in this session keeps its training rows as bins, with a
+reference to the table it was fitted on (``_train_rows_``, a :class:`turs.encoding.BinnedRows`:
+no copy of the table; a rule whose thresholds are candidate cut points is counted from the
+bins, another threshold reads its column from the table), and its labels (``_y_train_``);
+neither is written to a model file, and a pickle carries no ``_train_rows_``. A model read from a file
 has only the class counts per cover pattern: removing a rule needs nothing more (the union
 estimate of any pattern and the data code are sums of those counts, and each remaining rule's
 model code ``L(S)`` is in the stored breakdown); adding or changing a rule needs the training
@@ -40,12 +43,12 @@ def training_data(model, X=None, y=None, what: str = "this edit") -> tuple[np.nd
     the rules must give the model's class counts per cover pattern on them), else from memory
     (a model fitted in this session). A ValueError says what to pass when neither is there."""
     if X is None and y is None:
-        Xe = getattr(model, "_train_Xe_", None)
+        Xe = getattr(model, "_train_rows_", None)
         if Xe is None:
             raise ValueError(f"{what} needs the model's training rows, and this model has none in memory (it was "
                              "read from a file, or unpickled; model files never hold training data). Pass the "
                              "data it was fitted on: X=..., y=....")
-        return Xe, model._y_train_
+        return Xe, np.asarray(model._y_train_, dtype=np.int64)
     if X is None or y is None:
         raise ValueError(f"{what}: pass both X and y (the data the model was fitted on), or neither for a model "
                          "fitted in this session.")
@@ -79,7 +82,7 @@ def edited(model, literals: list, Xe: np.ndarray, y: np.ndarray):
     breakdown = score_literals(literals, Xe, y, C, [c.cuts for c in model.encoder_.columns_], model.encoder_.binary_,
                                model.model_encoding)
     return set_rule_set(copy.copy(model), literals, patterns, counts, breakdown, digits,
-                        rows=TrainingRows(Xe, y, covers))
+                        rows=TrainingRows(Xe, y, np.packbits(covers, axis=0)))
 
 
 def _index(model, i, what: str) -> int:
@@ -94,7 +97,7 @@ def without_rule(model, i, X=None, y=None):
     """``model`` without its rule ``i`` (0-based), scored exactly (see the module docstring)."""
     i = _index(model, i, f"without_rule({i!r})")
     literals = [lits for k, lits in enumerate(model._literals_) if k != i]
-    if X is None and y is None and getattr(model, "_train_Xe_", None) is None:
+    if X is None and y is None and getattr(model, "_train_rows_", None) is None:
         return _without_rule_from_counts(model, i, literals)
     Xe, codes = training_data(model, X, y, f"without_rule({i})")
     return edited(model, literals, Xe, codes)

@@ -74,16 +74,16 @@ class FeatureEncoder:
                     )
                     binary.append(True)
             else:
-                x = s.to_numpy(dtype=float)
-                cuts = candidate_cuts(x, self.n_cut_points)
+                cuts, n_distinct = _cuts_and_distinct(s.to_numpy(dtype=float), self.n_cut_points)
                 self.columns_.append(EncodedColumn(name, name, "numeric", None, tuple(cuts)))
-                binary.append(len(np.unique(x)) == 2)
+                binary.append(n_distinct == 2)
         self.binary_ = np.array(binary, dtype=bool)
         return self
 
     # ------------------------------------------------------------ transform
-    def transform(self, X: pd.DataFrame) -> np.ndarray:
-        """Encoded float matrix (n, d): numeric values, one-hot columns as 0/1."""
+    def transform(self, X: pd.DataFrame, first_row: int = 0) -> np.ndarray:
+        """Encoded float matrix (n, d): numeric values, one-hot columns as 0/1. ``first_row``:
+        the row number of ``X``'s first row in the table it was cut from (for the errors)."""
         n = len(X)
         out = np.empty((n, len(self.columns_)), dtype=float)
         for j, c in enumerate(self.columns_):
@@ -95,13 +95,33 @@ class FeatureEncoder:
                 if unknown.any():
                     bad = vals[np.argmax(unknown)]
                     raise ValueError(
-                        f"Column '{c.source}' has the level {bad!r} (row {int(np.argmax(unknown))}) "
+                        f"Column '{c.source}' has the level {bad!r} (row {first_row + int(np.argmax(unknown))}) "
                         f"that was not seen in fit; the known levels are {list(known)}. "
                         "Map it to a known level or refit on data that contains it."
                     )
                 out[:, j] = (vals == c.level).astype(float)
             else:
                 out[:, j] = s.to_numpy(dtype=float)
+        return out
+
+    def column(self, X: pd.DataFrame, j: int) -> np.ndarray:
+        """Encoded column ``j`` of the user's table ``X`` as float64 (``transform(X)[:, j]``,
+        one column: no (n, d) table)."""
+        c = self.columns_[j]
+        s = X[c.source]
+        if c.kind == "onehot":
+            return (s.astype(object).to_numpy() == c.level).astype(float)
+        return s.to_numpy(dtype=float)
+
+    def bins_of(self, X: pd.DataFrame) -> np.ndarray:
+        """``bins(transform(X))`` made one column at a time from the user's table: the (d, n)
+        uint8 bins and, at most, one column's temporaries, never an (n, d) float table."""
+        out = np.empty((len(self.columns_), len(X)), dtype=np.uint8)
+        for j, c in enumerate(self.columns_):
+            if c.kind == "onehot":
+                out[j] = self.column(X, j) > 0.5  # the one cut 0.5 of a 0/1 column
+            else:
+                out[j] = np.searchsorted(np.asarray(c.cuts, dtype=float), self.column(X, j), side="right")
         return out
 
     def bins(self, Xe: np.ndarray) -> np.ndarray:
@@ -170,6 +190,69 @@ class FeatureEncoder:
         return enc
 
 
+class BinnedRows:
+    """Training rows as a fit holds them: the bins, (d, n) uint8, and the user's table (a
+    reference, not a copy) for what the bins cannot answer.
+
+    The covers, the literals' ``K_value`` (Eq. 3.15) and the columns of
+    :mod:`turs.mdl` read it as they read a :class:`turs.mdl.ColumnCache` of the encoded table,
+    with the same results: a threshold that is a candidate cut point ``cuts[a]`` (its first
+    position ``a`` among repeats) keeps ``x >= cuts[a]  <=>  bin(x) >= a + 1`` and
+    ``x < cuts[a]  <=>  bin(x) <= a``, since ``bin(x) = #{cuts <= x}``; the number of cuts in
+    ``(min x, max x]`` over some rows is ``max bin - min bin`` there. Only a threshold that is
+    not a cut point (a hand-written rule) reads the raw column, one column at a time.
+    """
+
+    def __init__(self, encoder: "FeatureEncoder", bins: np.ndarray, table: pd.DataFrame | None = None):
+        self.encoder, self.bins, self.table = encoder, bins, table
+        self.shape = (bins.shape[1], bins.shape[0])
+        self._cuts = [np.asarray(c.cuts, dtype=float) for c in encoder.columns_]
+
+    @classmethod
+    def of(cls, encoder: "FeatureEncoder", table: pd.DataFrame) -> "BinnedRows":
+        """The rows of ``table`` binned column by column (:meth:`FeatureEncoder.bins_of`)."""
+        return cls(encoder, encoder.bins_of(table), table)
+
+    def __call__(self, j: int) -> np.ndarray:
+        """The encoded column ``j`` (float64), read from the table."""
+        if self.table is None:
+            raise ValueError(f"Column {self.encoder.columns_[j].name!r} is needed at a value that is not a "
+                             "candidate cut point, and these binned rows keep no table; pass the data again.")
+        return self.encoder.column(self.table, j)
+
+    def _bin_bound(self, j: int, t) -> int | None:
+        """``a + 1`` for the threshold ``t = cuts[a]`` (first position), None if ``t`` is no cut."""
+        cuts = self._cuts[j]
+        a = int(np.searchsorted(cuts, t, side="left"))
+        return a + 1 if a < len(cuts) and cuts[a] == t else None
+
+    def restrict(self, mask: np.ndarray, j: int, low, high) -> np.ndarray:
+        """``mask`` (in place) limited to the rows with ``low <= x_j < high`` (None: no bound)."""
+        lo = None if low is None else self._bin_bound(j, low)
+        hi = None if high is None else self._bin_bound(j, high)
+        if (low is not None and lo is None) or (high is not None and hi is None):
+            x = self(j)
+            if low is not None:
+                mask &= x >= low
+            if high is not None:
+                mask &= x < high
+            return mask
+        b = self.bins[j]
+        if lo is not None:
+            mask &= b >= lo
+        if hi is not None:
+            mask &= b < hi
+        return mask
+
+    def k_value(self, j: int, sub: np.ndarray, cuts) -> int | None:
+        """The cut points of column ``j`` in ``(min x, max x]`` over the rows ``sub`` (bool);
+        None when ``sub`` holds no row. ``cuts``: the column's, as the encoder has them."""
+        b = self.bins[j][sub]
+        if b.size == 0:
+            return None
+        return int(b.max()) - int(b.min())
+
+
 def candidate_cuts(x: np.ndarray, n_cut_points: int) -> np.ndarray:
     """Candidate cut points of a numeric column: quantile mid-points (see the module docstring).
 
@@ -183,20 +266,26 @@ def candidate_cuts(x: np.ndarray, n_cut_points: int) -> np.ndarray:
     (``K_value``) and in nothing else. A column with two distinct values has the single cut
     half-way between them.
     """
-    x = np.asarray(x, dtype=float)
-    u = np.unique(x)
-    if len(u) <= 1:
-        return np.empty(0)
-    if len(u) == 2:
-        return np.array([(u[0] + u[1]) / 2.0])
-    s = np.sort(x)
-    cuts = (s[:-1] + s[1:]) / 2.0
-    tied = s[:-1] == s[1:]
-    cuts[tied] = np.nextafter(s[:-1][tied], np.inf)
-    k = min(len(u) - 1, n_cut_points)
-    if len(cuts) > k:
-        cuts = cuts[np.linspace(0, len(cuts) - 1, k + 2).astype(np.int64)[1:-1]]
-    return cuts
+    return _cuts_and_distinct(x, n_cut_points)[0]
+
+
+def _cuts_and_distinct(x: np.ndarray, n_cut_points: int) -> tuple[np.ndarray, int]:
+    """:func:`candidate_cuts` and the number of distinct values, from one sort of the column:
+    only the chosen positions' mid-points are made (the same numbers as making all ``n - 1``)."""
+    s = np.sort(np.asarray(x, dtype=float))
+    n_distinct = int(np.count_nonzero(s[1:] != s[:-1])) + 1 if len(s) else 0
+    if n_distinct <= 1:
+        return np.empty(0), n_distinct
+    if n_distinct == 2:
+        return np.array([(s[0] + s[-1]) / 2.0]), n_distinct
+    k = min(n_distinct - 1, n_cut_points)
+    m = len(s) - 1  # the mid-points between neighbours, of which k are taken
+    pos = np.linspace(0, m - 1, k + 2).astype(np.int64)[1:-1] if m > k else np.arange(m)
+    left, right = s[pos], s[pos + 1]
+    cuts = (left + right) / 2.0
+    tied = left == right
+    cuts[tied] = np.nextafter(left[tied], np.inf)
+    return cuts, n_distinct
 
 
 def _is_categorical(s: pd.Series) -> bool:

@@ -13,6 +13,7 @@ from ._params import MAX_BEAM_WIDTH, ScoreParameter, check_params  # noqa: F401 
 from ._validation import _as_frame
 from .explain import explain
 from .mdl import cover_matrix
+from .row_passes import predict_union
 from .union_estimate import union_probabilities
 
 
@@ -119,9 +120,9 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         exact (a model fitted in this session only)
 
     Prediction needs, besides the rules, only the class counts of the training rows per cover
-    pattern (which rules cover a row): ``to_json`` writes those and nothing row-level
-    (:mod:`turs.model_file`). A model fitted in this session also keeps its encoded training
-    rows in memory, for ``with_rule`` / ``replace_rule`` / ``without_rule`` (:mod:`turs.edit`).
+    pattern: ``to_json`` writes those and nothing row-level (:mod:`turs.model_file`). A model
+    fitted in this session also keeps its rows as bins, with a reference to its table (no copy),
+    for the edits (:mod:`turs.edit`); a pickle drops them (an unpickled model edits with X, y).
     """
 
     score = ScoreParameter()
@@ -204,13 +205,12 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         combination, including ones no training instance had. ``overlap="random"``: random
         picking (Section 3.6.3), one covering rule drawn uniformly per row.
         """
+        if overlap == "union":  # in chunks of rows: no (n, d) encoded table, no (n, K) covers
+            check_is_fitted(self, "rules_")
+            return predict_union(_as_frame(X, self), self.encoder_, self._literals_,
+                                 lambda q: union_probabilities(q, self._patterns_, self._pattern_counts_))
         covers = self.apply(X)
         n, K = covers.shape
-        if overlap == "union":
-            if K == 0:
-                return np.tile(self._else_probs_, (n, 1))
-            patterns, inverse = np.unique(covers, axis=0, return_inverse=True)
-            return union_probabilities(patterns, self._patterns_, self._pattern_counts_)[inverse.ravel()]
         if overlap == "random":
             rng = np.random.default_rng(self.random_state if random_state is None else random_state)
             single = np.eye(K, dtype=bool)
@@ -287,6 +287,12 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
     def from_json(cls, s: str) -> "TURSClassifier":
         """A model from ``to_json``'s text, every field checked first (ValueError naming it)."""
         return model_file.loads(cls, s)
+
+    def __getstate__(self):
+        # a pickle (joblib, the explorer's worker) carries no training rows (a copy of __dict__)
+        state = dict(super().__getstate__())
+        state.pop("_train_rows_", None)
+        return state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

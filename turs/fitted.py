@@ -30,16 +30,16 @@ __all__ = ["TrainingRows", "rule_set", "set_inputs", "set_rule_set"]
 
 @dataclass(frozen=True)
 class TrainingRows:
-    """The encoded training rows, their class codes and the rules' covers of them (in memory only;
-    a model file never holds them)."""
+    """The training rows, their class codes and the rules' covers of them (in memory only; a
+    model file never holds them, a pickle carries no ``rows``)."""
 
-    Xe: np.ndarray  # (n, d) float: FeatureEncoder.transform of the training table
-    y: np.ndarray  # (n,) int64 class codes
-    covers: np.ndarray  # (n, K) bool
+    rows: object  # a turs.encoding.BinnedRows (bins + the user's table, no copy) or an encoded (n, d) matrix
+    y: np.ndarray  # (n,) class codes, the smallest unsigned type that holds them
+    packed_covers: np.ndarray  # (ceil(n / 8), K) uint8: np.packbits of the (n, K) covers along the rows
 
 
 #: The fields of :class:`TrainingRows` and of the search, as the estimator keeps them.
-_ROW_FIELDS = ("_train_Xe_", "_y_train_", "_train_covers_", "_n_train_")
+_ROW_FIELDS = ("_train_rows_", "_y_train_", "_train_covers_", "_n_train_")
 _SEARCH_FIELDS = ("_search_total_", "sampled_from_rule_")
 
 
@@ -81,8 +81,8 @@ def set_rule_set(model, literals, patterns, counts, mdl_breakdown, digits=None, 
         for name in _ROW_FIELDS:
             model.__dict__.pop(name, None)
     else:
-        model._train_Xe_, model._y_train_ = rows.Xe, rows.y
-        model._train_covers_ = np.packbits(rows.covers, axis=0)
+        model._train_rows_, model._y_train_ = rows.rows, rows.y
+        model._train_covers_ = rows.packed_covers
         model._n_train_ = len(rows.y)
     if search is None:
         for name in _SEARCH_FIELDS:

@@ -23,15 +23,14 @@ from . import guided
 from ._fit_control import fit_control
 from ._core.kernels import switch_when_ready
 from ._validation import _as_frame, _check_y, as_pandas
-from .encoding import FeatureEncoder
+from .encoding import BinnedRows, FeatureEncoder
 from .fitted import TrainingRows, json_label, set_inputs, set_rule_set
-from .mdl import ColumnCache, cover_matrix, score_literals
+from .row_passes import fitted_counts
 from .parse import ResolvedRule, resolve_rules
 from .rules import print_digits_table
 from .search import RuleSetState, SearchData, SearchSettings, learn_rule_set
 from .search.sampled import SampledSearch, sample_when_costly, uses_sample
 from .trace import SearchTrace, candidate_describer, trace_mode
-from .union_estimate import pattern_counts
 
 __all__ = ["fit", "table_cells"]
 
@@ -60,33 +59,34 @@ def fit(model, X, y, initial_rules=None):
     encoder = FeatureEncoder(n_cut_points=model.n_cut_points).fit(Xf)
     encoder.from_dataframe_ = isinstance(X, pd.DataFrame)
     set_inputs(model, encoder, classes, X.columns if named else None)
-    Xe = encoder.transform(Xf)
+    Xe = BinnedRows.of(encoder, Xf)  # the bins, column by column; no (n, d) float table
     constraints = guided.search_constraints(model, encoder)  # unknown column names raise here
     fixed = [] if initial_rules is None else resolve_rules(initial_rules, encoder, Xe, model.model_encoding)
     guided.check_given_rules(fixed, constraints, encoder)
     digits = print_digits_table(encoder, Xe, [r.literals for r in fixed])
-    data = SearchData(encoder.bins(Xe), y_codes, encoder.n_bins_, encoder.binary_, len(classes),
+    data = SearchData(Xe.bins, y_codes, encoder.n_bins_, encoder.binary_, len(classes),
                       model.model_encoding)
     state, searches, initial = _search(model, data, fixed, constraints, digits)
 
     literals = [list(r.literals) if isinstance(r, ResolvedRule) else [encoder.thresholds(*lit) for lit in r.literals]
                 for r in state.rules]
-    columns = ColumnCache(Xe)  # each column read once, contiguously, for the covers and the score
-    covers = cover_matrix(literals, Xe, columns)
+    total = state.total
+    del state, data  # the search's row lists and sample go before the covers are made
     # What prediction reads: the class counts per cover pattern (the one path of a fitted and of
-    # a loaded model). The row-level covers and labels stay in memory for editing and the
+    # a loaded model), in one pass over the rows in chunks, the covers from the bins
+    # (turs.row_passes). The packed covers and the labels stay in memory for editing and the
     # explorer's coverage plots; they are never written to a model file.
-    patterns, counts = pattern_counts(covers, y_codes, len(classes))
-    breakdown = score_literals(literals, Xe, y_codes, len(classes), [c.cuts for c in encoder.columns_],
-                               encoder.binary_, model.model_encoding, covers=covers, columns=columns)
+    patterns, counts, packed_covers, breakdown = fitted_counts(
+        literals, Xe, y_codes, len(classes), [c.cuts for c in encoder.columns_], encoder.binary_,
+        model.model_encoding)
     trace = None
     if model.record_trace:
         trace = SearchTrace(searches, initial, len(y_codes), encoder.names_, [json_label(c) for c in classes],
                             [list(c.cuts) for c in encoder.columns_], [c.kind for c in encoder.columns_])
     sampled_from = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
     return set_rule_set(model, literals, patterns, counts, breakdown, digits, trace,
-                        rows=TrainingRows(Xe, y_codes, covers),
-                        search={"total": state.total, "sampled_from_rule": sampled_from})
+                        rows=TrainingRows(Xe, y_codes.astype(np.min_scalar_type(len(classes) - 1)), packed_covers),
+                        search={"total": total, "sampled_from_rule": sampled_from})
 
 
 def _search(model, data: SearchData, fixed: list, constraints, digits: dict):

@@ -131,6 +131,28 @@ class ColumnCache:
             col = self._columns[j] = np.ascontiguousarray(self.X[:, j])
         return col
 
+    def restrict(self, mask: np.ndarray, j: int, low, high) -> np.ndarray:
+        """``mask`` (in place) limited to the rows column ``j`` keeps (:func:`restrict_to_literal`)."""
+        return restrict_to_literal(mask, self(j), low, high)
+
+    def k_value(self, j: int, sub: np.ndarray, cuts) -> int | None:
+        """The ``cuts`` in ``(min x, max x]`` of column ``j`` over the rows ``sub`` (bool), None
+        when ``sub`` holds no row: a literal's ``K_value`` (Eq. 3.15)."""
+        x = self(j)[sub]
+        if x.size == 0:
+            return None
+        c = np.asarray(cuts, dtype=float)
+        return int(np.count_nonzero((c > x.min()) & (c <= x.max())))
+
+
+def columns_of(Xe, columns=None):
+    """What the covers and model codes read the rows' columns from: ``columns`` if given, the
+    rows themselves when they answer the same questions (a
+    :class:`turs.encoding.BinnedRows`), else a :class:`ColumnCache` of the (n, d) matrix."""
+    if columns is not None:
+        return columns
+    return Xe if hasattr(Xe, "restrict") else ColumnCache(Xe)
+
 
 def restrict_to_literal(mask: np.ndarray, x: np.ndarray, low, high) -> np.ndarray:
     """``mask`` (bool, in place) limited to the rows with ``low <= x < high`` (a bound of None is
@@ -162,22 +184,20 @@ def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0,
             "interval (a rule has at most one literal per variable, Section 3.4.3)."
         )
     bits = rule_header_bits(d, k, model_encoding)
-    columns = ColumnCache(Xe) if columns is None else columns
+    columns = columns_of(Xe, columns)
     sub = np.ones(n, dtype=bool)
     value_ops, k_values = [], []
     for j, low, high in literals:
-        x = columns(j)[sub]
         two_sided = low is not None and high is not None
         if binary[j]:
             kv = 1
         else:
-            if x.size == 0:
+            kv = columns.k_value(j, sub, cuts[j])
+            if kv is None:
                 raise ValueError(
                     f"Rule {rule_index} covers no instance before its literal on column {j}; "
                     "its code length is undefined. Remove the rule or its empty literals."
                 )
-            c = np.asarray(cuts[j], dtype=float)
-            kv = int(np.count_nonzero((c > x.min()) & (c <= x.max())))
         try:
             vo = literal_value_op_bits(bool(binary[j]), two_sided, kv, model_encoding)
         except ValueError:
@@ -189,7 +209,7 @@ def rule_model_bits(literals, Xe: np.ndarray, cuts, binary, rule_index: int = 0,
         value_ops.append(vo)
         k_values.append(kv)
         bits += vo
-        restrict_to_literal(sub, columns(j), low, high)
+        columns.restrict(sub, j, low, high)
     return bits, value_ops, k_values
 
 
@@ -197,12 +217,12 @@ def cover_matrix(rules_literals, Xe: np.ndarray, columns: ColumnCache | None = N
     """(n, K) bool: which rules cover each row. The one cover path of `turs`. ``columns``: a
     :class:`ColumnCache` of ``Xe`` to read its columns from (made if None)."""
     n = Xe.shape[0]
-    columns = ColumnCache(Xe) if columns is None else columns
+    columns = columns_of(Xe, columns)
     out = np.ones((n, len(rules_literals)), dtype=bool)
     for i, lits in enumerate(rules_literals):
         m = np.ones(n, dtype=bool)
         for j, low, high in lits:
-            restrict_to_literal(m, columns(j), low, high)
+            columns.restrict(m, j, low, high)
         out[:, i] = m
     return out
 
@@ -323,13 +343,48 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary, model_encodin
     """The MDL score of rules given as literal lists on an encoded matrix (internal API).
     ``covers``: their :func:`cover_matrix` on ``Xe``, if the caller has it; ``columns``: a
     :class:`ColumnCache` of ``Xe``."""
-    n = Xe.shape[0]
-    columns = ColumnCache(Xe) if columns is None else columns
+    columns = columns_of(Xe, columns)
     if covers is None:
         covers = cover_matrix(rules_literals, Xe, columns)
     dbits, group, masks, else_counts = data_bits(covers, y, n_classes)
+    return _breakdown(rules_literals, Xe, n_classes, cuts, binary, model_encoding, columns, dbits, len(masks),
+                      else_counts, covers.sum(axis=0))
+
+
+def score_pattern_counts(rules_literals, Xe, patterns, counts, n_classes, cuts, binary,
+                         model_encoding: str = "thesis", columns=None) -> MDLBreakdown:
+    """:func:`score_literals` from the rows' class counts per cover pattern
+    (:func:`turs.union_estimate.pattern_counts`) instead of the (n, K) cover matrix: the same
+    numbers to the bit. The overlap groups are the non-empty patterns, taken in the order
+    :func:`overlap_groups` numbers them (their packed bits, sorted), each union's counts the sum
+    of those of the groups that share a rule with it (the integers
+    :func:`~turs._core.union_counts.union_counts_cheapest` gives), the terms added in that order.
+    ``Xe`` (or ``columns``) is read only for the rules' model codes."""
+    columns = columns_of(Xe, columns)
+    patterns = np.asarray(patterns, dtype=bool)
+    counts = np.asarray(counts, dtype=np.int64)
+    covered = patterns.any(axis=1) if patterns.shape[1] else np.zeros(len(patterns), dtype=bool)
+    masks, group_counts = patterns[covered], counts[covered]
+    if len(masks):
+        packed = np.ascontiguousarray(np.packbits(masks, axis=1))
+        keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+        order = np.argsort(keys, kind="stable")
+        masks, group_counts = masks[order], group_counts[order]
+    dbits = 0.0
+    for term in nll_bits(group_counts, current().group_union_counts(masks, group_counts) if len(masks)
+                         else np.zeros((0, n_classes))):
+        dbits += float(term)
+    else_counts = counts[~covered].sum(axis=0) if (~covered).any() else np.zeros(n_classes, dtype=np.int64)
+    dbits += float(nll_bits(else_counts, else_counts))
+    rule_cov = patterns.T.astype(np.int64) @ counts.sum(axis=1)
+    return _breakdown(rules_literals, Xe, n_classes, cuts, binary, model_encoding, columns, dbits, len(masks),
+                      else_counts, rule_cov)
+
+
+def _breakdown(rules_literals, Xe, n_classes, cuts, binary, model_encoding, columns, dbits, n_groups,
+               else_counts, rule_cov) -> MDLBreakdown:
+    n = Xe.shape[0]
     table = current().log2_regret_table(n, n_classes)  # the kernels of the fit in this thread, if any
-    rule_cov = covers.sum(axis=0)
     rule_regret = tuple(float(table[c]) for c in rule_cov)
     else_regret = float(table[int(else_counts.sum())])
     rbits = tuple(
@@ -343,7 +398,7 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary, model_encodin
         rule_model_bits=rbits, rule_regret_bits=rule_regret, else_regret_bits=else_regret,
         n_rules_bits=lu, order_redundancy_bits=lf, n_rules=len(rules_literals),
         coverage=int(n - else_counts.sum()), else_coverage=int(else_counts.sum()),
-        n_overlap_groups=len(masks),
+        n_overlap_groups=n_groups,
     )
 
 

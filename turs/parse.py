@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mdl import restrict_to_literal, rule_model_bits
+from .mdl import columns_of, rule_model_bits
 from .rules import LOWER_OPS, cut_of_bound, quote_name
 
 __all__ = ["ParsedCondition", "ParsedRule", "ResolvedRule", "RuleSyntaxError", "parse_rule", "resolve_rules"]
@@ -430,10 +430,11 @@ def _onehot(encoder, index, src, levels, level, positive: bool) -> tuple:
 
 def _on_data(literals, encoder, Xe, model_encoding, label) -> ResolvedRule:
     n = Xe.shape[0]
+    columns = columns_of(Xe)
     cover = np.ones(n, dtype=bool)
     for j, low, high, name in literals:
         before = int(cover.sum())
-        restrict_to_literal(cover, Xe[:, j], low, high)
+        columns.restrict(cover, j, low, high)
         if not cover.any():
             cond = _condition_text(encoder, j, low, high)
             raise ValueError(f"The {label} covers no training row: its condition '{cond}' on the column "
@@ -442,9 +443,9 @@ def _on_data(literals, encoder, Xe, model_encoding, label) -> ResolvedRule:
     lits = [(j, low, high) for j, low, high, _ in literals]
     cuts = [c.cuts for c in encoder.columns_]
     try:
-        bits = rule_model_bits(lits, Xe, cuts, encoder.binary_, 1, model_encoding)[0]
+        bits = rule_model_bits(lits, Xe, cuts, encoder.binary_, 1, model_encoding, columns)[0]
     except ValueError:  # a literal whose reached data have no candidate cut (K_value = 0)
-        bad = _uncodable(lits, Xe, cuts, encoder.binary_)
+        bad = _uncodable(lits, Xe, cuts, encoder.binary_, columns)
         name = literals[bad][3]
         raise ValueError(f"The {label} cannot be coded: its condition on the column '{name}' acts on rows "
                          "where the column has no candidate cut point between its smallest and largest value, "
@@ -453,15 +454,14 @@ def _on_data(literals, encoder, Xe, model_encoding, label) -> ResolvedRule:
     return ResolvedRule(lits, np.flatnonzero(cover).astype(np.int64), float(bits), label)
 
 
-def _uncodable(lits, Xe, cuts, binary) -> int:
+def _uncodable(lits, Xe, cuts, binary, columns) -> int:
     sub = np.ones(Xe.shape[0], dtype=bool)
     for k, (j, low, high) in enumerate(lits):
-        x = Xe[sub, j]
         if not binary[j]:
-            c = np.asarray(cuts[j], dtype=float)
-            if np.count_nonzero((c > x.min()) & (c <= x.max())) < (2 if low is not None and high is not None else 1):
+            kv = columns.k_value(j, sub, cuts[j])
+            if (kv or 0) < (2 if low is not None and high is not None else 1):
                 return k
-        restrict_to_literal(sub, Xe[:, j], low, high)
+        columns.restrict(sub, j, low, high)
     return len(lits) - 1
 
 

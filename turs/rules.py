@@ -232,7 +232,7 @@ def print_digits_table(encoder, Xe: np.ndarray, rules_literals=(), table: dict |
         cuts = [c for c in cuts if (j, c) not in out]
         if not cuts:
             continue
-        values = np.unique(Xe[:, j])
+        values = np.unique(Xe(j) if callable(Xe) else Xe[:, j])  # a column source reads one column
         for c in cuts:
             digits = print_digits(c, values)
             if digits is not None:

@@ -51,7 +51,9 @@ def union_counts(queries: np.ndarray, patterns: np.ndarray, counts: np.ndarray) 
     p = np.asarray(patterns, dtype=np.float64)
     c = np.asarray(counts, dtype=np.float64)
     out = np.empty((len(q), c.shape[1]))
-    step = 4096  # bounds the (queries x patterns) intermediate
+    # bounds the (queries x patterns) intermediate to 2^24 entries (128 MB): at a million
+    # training rows there are 10^5 patterns, and 4096 queries at once held 2.3 GB
+    step = max(1, min(4096, (1 << 24) // max(1, p.shape[0])))
     for a in range(0, len(q), step):
         shares = (q[a:a + step] @ p.T) > 0
         out[a:a + step] = shares.astype(np.float64) @ c

@@ -95,7 +95,7 @@ class PreferredTURSAdapter(TURSAdapter):
 
         m = self.model_
         out = super().extra()
-        empty = score_literals([], m._train_Xe_, m._y_train_, len(m.classes_), [c.cuts for c in m.encoder_.columns_],
+        empty = score_literals([], m._train_rows_, np.asarray(m._y_train_, dtype=np.int64), len(m.classes_), [c.cuts for c in m.encoder_.columns_],
                                m.encoder_.binary_, m.model_encoding)
         out.update(mdl_empty=empty.total, train_auc_weighted=self._train_auc, model=json.loads(m.to_json()))
         return out

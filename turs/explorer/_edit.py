@@ -201,7 +201,7 @@ class RuleEditor(W.VBox):
     def _train(self, model) -> dict:
         """The training data for an edit: none for a model that holds its rows (fitted or edited
         in this process), the app's training split for one that came back from the worker."""
-        if getattr(model, "_train_Xe_", None) is not None:
+        if getattr(model, "_train_rows_", None) is not None:
             return {}
         return {"X": self.app.X_train, "y": self.app.y_train}
 

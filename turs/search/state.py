@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+import threading
 
 import numpy as np
 
@@ -18,6 +19,26 @@ from . import local_test
 from .prefix_tables import PrefixTables, rows_in_bins
 
 # ------------------------------------------------------------------------------ data
+_MADE_ONCE = threading.RLock()
+
+
+def _made_once(make):
+    """A property computed on first read and kept; under a lock, since the scoring threads may
+    read it first at once."""
+    key = "_" + make.__name__
+
+    def get(self):
+        out = self.__dict__.get(key)
+        if out is None:
+            with _MADE_ONCE:
+                out = self.__dict__.get(key)
+                if out is None:
+                    out = self.__dict__[key] = make(self)
+        return out
+    get.__doc__ = make.__doc__
+    return property(get)
+
+
 @dataclass
 class SearchData:
     """What the search needs of the training data, as plain arrays."""
@@ -40,21 +61,46 @@ class SearchData:
         self.n_cuts_total = int(np.maximum(self.n_bins - 1, 0).sum())
         self.max_bins = int(self.n_bins.max(initial=1))  # the most bins of a column (kernel slots, tables)
         self.turs2_split_bits = local_test.turs2_split_bits(self.n_bins)  # the authors' L_split per column
-        self.all_rows = np.arange(self.n, dtype=np.int64)
         self._header_cache: dict = {}  # k -> header_bits(k)
         self._split_cache: dict = {}  # (k, search) -> split_code(k, search)
         # each feature's smallest and largest bin (the data every first literal reaches)
         self.bin_min = (self.bins.min(axis=1) if self.n else np.zeros(self.d)).astype(np.int64)
         self.bin_max = (self.bins.max(axis=1) if self.n else np.zeros(self.d)).astype(np.int64)
+
+    # What only the exact search's growth kernel reads (on all rows of an exact fit, on the
+    # sample of a sampled one) is made when first read: the full data of a sampled fit never
+    # reads it, and at 10^7 rows the sorted rows alone are 1.6 GB (``docs/performance.md``,
+    # "Memory per row").
+    @_made_once
+    def all_rows(self) -> np.ndarray:
+        return np.arange(self.n, dtype=np.int64)
+
+    @_made_once
+    def log2_int(self) -> np.ndarray:
+        """``log2`` of the counts ``0..n`` (entry 0 unused)."""
         with np.errstate(divide="ignore"):
-            self.log2_int = np.log2(np.arange(self.n + 1, dtype=float))  # log2 of counts
-        # rows sorted by bin, per feature: the rows in a bin interval are one slice
-        self.rows_by_bin = np.argsort(self.bins, axis=1, kind="stable").astype(np.int64)
+            return np.log2(np.arange(self.n + 1, dtype=float))
+
+    @_made_once
+    def rows_by_bin(self) -> np.ndarray:
+        """The rows sorted by bin, per feature: the rows in a bin interval are one slice."""
+        out = np.empty(self.bins.shape, dtype=np.int64)
+        for j in range(self.d):  # one feature at a time: no second (d, n) array while converting
+            out[j] = np.argsort(self.bins[j], kind="stable")
+        return out
+
+    @_made_once
+    def bin_ptr(self) -> np.ndarray:
+        """Where each bin's rows start in ``rows_by_bin[j]``."""
         counts = np.zeros((self.d, self.max_bins + 1), dtype=np.int64)
         for j in range(self.d):
             counts[j, 1:] = np.bincount(self.bins[j], minlength=counts.shape[1] - 1)[: counts.shape[1] - 1]
-        self.bin_ptr = np.cumsum(counts, axis=1)
-        self.prefix_tables = PrefixTables(self)  # refinement tables, once per literal prefix
+        return np.cumsum(counts, axis=1)
+
+    @_made_once
+    def prefix_tables(self) -> PrefixTables:
+        """The refinement tables, once per literal prefix."""
+        return PrefixTables(self)
 
     @property
     def kernels(self) -> Kernels:
