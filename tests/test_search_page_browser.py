@@ -603,6 +603,10 @@ def test_the_selected_row_is_always_in_view(pages, sized):
             r, b = row.bounding_box(), page.locator(".tp-beam-main").locator("xpath=..").bounding_box()
             assert r["y"] >= b["y"] - 1 and r["y"] + r["height"] <= b["y"] + b["height"] + 1, link
             assert r["y"] + r["height"] <= sized.size["height"]
+            # the title saying how the table is ordered stays above the box, not scrolled away
+            cap = page.locator(".tp-caption-main").bounding_box()
+            assert cap["y"] >= 0 and cap["y"] + cap["height"] <= b["y"] + 1, link
+            assert "sorted by r, highest first" in page.inner_text(".tp-caption-main")
     shot(page, f"selected_in_view_{sized.size['width']}")
 
 
@@ -646,7 +650,7 @@ def test_every_candidate_of_the_beam_is_drawn_faintly(pages, offline):
 def test_tables_are_ordered_as_their_captions_say_and_sortable(pages, sized):
     beam = pages["wine"].trace_.searches[0]["iterations"][0]["main_beam"]
     page = sized.open(pages["dir"] / "wine.html", "#search=1&iteration=1")
-    assert "sorted by r, highest first" in page.inner_text(".tp-beam-main caption")
+    assert "sorted by r, highest first" in page.inner_text(".tp-caption-main")
     r = [float(t) for t in page.locator(".tp-beam-main tbody td:nth-child(6)").all_inner_texts()]
     assert r == sorted(r, reverse=True) and r[:2] == pytest.approx([1.764, 1.763], abs=6e-4)
     # the number on screen is the candidate's in the recorded beam, from 1, and the link's
@@ -654,12 +658,16 @@ def test_tables_are_ordered_as_their_captions_say_and_sortable(pages, sized):
     ids = page.locator(".tp-beam-main tbody tr").evaluate_all("rows => rows.map(r => r.dataset.id)")
     assert [beam[n - 1]["id"] for n in nums] == ids
     page.click(".tp-beam-main th[data-key='cov']")
-    assert "sorted by |S|" in page.inner_text(".tp-beam-main caption")
+    assert "sorted by |S|" in page.inner_text(".tp-caption-main")
     cov = [int(t) for t in page.locator(".tp-beam-main tbody td:nth-child(4)").all_inner_texts()]
     assert cov == sorted(cov, reverse=True)
     page.click(".tp-beam-main th[data-key='cov']")
     cov = [int(t) for t in page.locator(".tp-beam-main tbody td:nth-child(4)").all_inner_texts()]
     assert cov == sorted(cov)
+    page.click(".tp-beam-main th[data-key='#']")
+    assert "by #, as the beam recorded them" in page.inner_text(".tp-caption-main")
+    nums = [int(t) for t in page.locator(".tp-beam-main tbody td:nth-child(1)").all_inner_texts()]
+    assert nums == list(range(1, len(beam) + 1))
 
 
 def test_r_is_defined_on_screen_with_the_selected_rows_numbers(pages, sized):
@@ -758,3 +766,28 @@ def test_the_picture_exports_as_svg(pages, sized):
     text = Path(path).read_text()
     assert text.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in text
     assert text.count("<circle") >= len(pages["X"]) and "tp-beam-region" in text
+
+
+def test_the_local_test_reveal_says_the_beam_keeps_only_growths_that_pass(pages, offline):
+    # every main-beam growth passed the test: the reveal says so, or why a failed one is in no beam
+    seen = set()
+    for name in ("wine.html", "blockade.html"):
+        page = offline.open(pages["dir"] / name, "#search=1&iteration=1")
+        page.keyboard.press("p")
+        for _ in range(12):
+            while page.locator(".tp-test-reveal").count() == 0 and page.locator(".tp-answer-pass, .tp-lock").count():
+                page.keyboard.press("PageDown")
+            if page.locator(".tp-test-reveal").count():
+                text = page.inner_text(".tp-test-reveal")
+                growth = text.split("Both sides for ", 1)[1].split(": ", 1)[0]
+                main = page.locator(".tp-beam-main tbody td.tp-cond").all_inner_texts()
+                passed = "passes." in text
+                # (a rule can be both: grown from one parent it passed, from another it failed)
+                if "the beam only keeps growths that pass it" in text:
+                    assert passed and growth in main, text
+                    seen.add("beam")
+                else:
+                    assert not passed and "It is in no main beam" in text, text
+                    seen.add("dropped")
+            page.keyboard.press("ArrowRight")
+    assert seen == {"beam", "dropped"}
