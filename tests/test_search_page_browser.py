@@ -681,7 +681,10 @@ def test_tables_speak_plain_words(pages, offline):
     text = page.inner_text("#turs-app")
     for jargon in ("per bucket", "aux b", "lost by (r)"):
         assert jargon not in text
-    assert "diverse patience" in page.inner_text(".tp-columns")
+    columns = page.inner_text(".tp-columns")
+    assert "diverse patience" in columns
+    # every column heading a student reads on the projector is said in words, R and classes too
+    assert "R: the auxiliary beam's score" in columns and "classes: its rows of each class, class_0 / class_1 / class_2." in columns
     page.click(".tp-tab-lineage")
     margins = page.locator(".tp-lineage-table tbody td:nth-child(8)").all_inner_texts()
     assert any(m.startswith("behind by") for m in margins) and "lineage" in page.inner_text(".tp-panel")

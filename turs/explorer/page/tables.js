@@ -37,7 +37,9 @@
     add(wrap, rLine(hide));
     add(wrap, beamTable("aux", "Auxiliary beam", hide, " tp-short", hideTest));
     add(wrap, el("div", {class: "tp-note tp-columns"}, "new: covered rows no rule covers yet \u00b7 kept: the share of its parent's rows it keeps " +
-      "(the beam keeps growths of different shares: diverse patience, Eq. 3.23) \u00b7 test: the local test (Eq. 3.22) \u00b7 MDL: L(D, M + S) in bits with it."));
+      "(the beam keeps growths of different shares: diverse patience, Eq. 3.23) \u00b7 R: the auxiliary beam's score, on the rows no rule covers " +
+      "(Eq. 3.24) \u00b7 test: the local test (Eq. 3.22) \u00b7 MDL: L(D, M + S) in bits with it \u00b7 classes: its rows of each class, " +
+      D.classes.join(" / ") + "."));
     return wrap;
   }
   function rLine(hide) {
