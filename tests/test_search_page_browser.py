@@ -794,3 +794,16 @@ def test_the_local_test_reveal_says_the_beam_keeps_only_growths_that_pass(pages,
                     seen.add("dropped")
             page.keyboard.press("ArrowRight")
     assert seen == {"beam", "dropped"}
+
+
+def test_the_picture_stays_in_view_beside_the_question_and_its_reveal(pages, sized):
+    # predict mode on a projector: the question and the reveal sit beside the picture, not above it
+    page = sized.open(pages["dir"] / "wine.html", "#search=1&iteration=2")
+    page.keyboard.press("p")
+    for state in ("question", "reveal"):
+        plot, box = page.locator("svg.tp-plot").bounding_box(), page.locator(".tp-predict").bounding_box()
+        assert plot["y"] >= 0 and plot["y"] + plot["height"] <= sized.size["height"], (state, plot)
+        assert box["x"] >= plot["x"] + plot["width"], (state, box, plot)
+        page.keyboard.press("PageDown")  # reveal without a guess
+    assert page.locator(".tp-compare").count() == 1
+    shot(page, f"reveal_beside_picture_{sized.size['width']}")
