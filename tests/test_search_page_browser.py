@@ -577,6 +577,10 @@ def test_pagedown_reveals_then_steps_in_predict_mode(pages, sized):
     assert page.locator(".tp-lock").count() == 1
     page.keyboard.press("PageDown")  # a presenter's remote: reveal the candidate question
     assert page.locator(".tp-compare").count() == 1 and "revealed without a guess" in page.inner_text(".tp-predict")
+    # the winner is selected, so the picture draws its box
+    winner = _order_by_r(pages["wine"].trace_.searches[0]["iterations"][1]["main_beam"])[0]
+    assert page.get_attribute(".tp-beam-main tr[aria-selected='true']", "data-index") == str(winner)
+    assert page.locator("svg.tp-plot rect[stroke-width='3.5']").count() == 1
     assert where(page).endswith("iteration 2 of 7")
     page.keyboard.press("PageDown")  # reveal the local-test question
     assert page.locator(".tp-test-reveal").count() == 1

@@ -56,6 +56,8 @@
   }
   function revealWithoutGuess(key) {  // a presenter's PageDown: show the answer, count nothing
     memory.answers[key] = {right: null, picked: null, revealed: true};
+    var w = key.charAt(0) === "c" ? winnerIndex(S.k, S.it) : null;
+    if (w !== null) { S.sel = {which: "main", i: w}; follow(selected()); }  // the winner on the picture
     store.save();
     render();
   }
