@@ -21,8 +21,10 @@ TURS_REQUIRE_BROWSER=1, where that is a failure. Where Debian's Firefox is insta
 WebDriver BiDi with its network off (screenshot ``search_page_firefox.png``).
 """
 import base64
+import html
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -773,6 +775,11 @@ def test_the_picture_exports_as_svg(pages, sized):
     text = Path(path).read_text()
     assert text.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in text
     assert text.count("<circle") >= len(pages["X"]) and "tp-beam-region" in text
+    # it carries its own legend (one swatch and name per class) and says which step and rule it shows
+    classes = [str(c) for c in np.unique(pages["y"])]
+    assert re.findall(r'<text[^>]*class="tp-export-legend"[^>]*>([^<]*)</text>', text) == classes
+    rule = " AND ".join(pages["model"].trace_.searches[0]["iterations"][1]["main_beam"][0]["conditions"])
+    assert f"search 1, iteration 2: {rule}" in html.unescape(text)
 
 
 def test_the_local_test_reveal_says_the_beam_keeps_only_growths_that_pass(pages, offline):
