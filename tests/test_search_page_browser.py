@@ -756,6 +756,8 @@ def test_why_this_prediction_adds_up_a_clicked_row(pages, sized):
     assert f"= {sum(union)} rows, [{', '.join(map(str, union))}]" in text
     for j, name in enumerate(model.classes_):
         assert f"P({name}) = {union[j]} / {sum(union)} = {proba[row, j]:.3f}" in text
+    # the predicted class is named as a class, not read as a number ("the largest: 1")
+    assert f"The prediction is the class with the largest share: \u201c{model.classes_[proba[row].argmax()]}\u201d." in text
     shot(page, f"why_prediction_{sized.size['width']}")
 
 
