@@ -65,6 +65,7 @@ live = False  # True (in Jupyter, for the teacher): also open the interactive ex
 # %%
 import hashlib
 import math
+from pathlib import Path
 
 import matplotlib
 
@@ -82,7 +83,11 @@ from turs.datasets import (  # noqa: E402
 from turs.reproduce import output_dir  # noqa: E402
 
 style.apply()
-OUT = output_dir(out_dir, profile)
+if out_dir is None:  # run in the repository: its figures folder
+    OUT = output_dir(out_dir, profile)
+else:  # e.g. the class kit's figures/ next to the notebook: no repository needed (turs from the wheel)
+    OUT = Path(out_dir).resolve()
+    OUT.mkdir(parents=True, exist_ok=True)
 pd.set_option("display.max_colwidth", None)
 pd.set_option("display.width", 160)
 ANSWERS = {}  # exercise -> the answer checked (written to a table at the end)

@@ -21,8 +21,10 @@ TURS_REQUIRE_BROWSER=1, where that is a failure. Where Debian's Firefox is insta
 WebDriver BiDi with its network off (screenshot ``search_page_firefox.png``).
 """
 import base64
+import html
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -577,6 +579,10 @@ def test_pagedown_reveals_then_steps_in_predict_mode(pages, sized):
     assert page.locator(".tp-lock").count() == 1
     page.keyboard.press("PageDown")  # a presenter's remote: reveal the candidate question
     assert page.locator(".tp-compare").count() == 1 and "revealed without a guess" in page.inner_text(".tp-predict")
+    # the winner is selected, so the picture draws its box
+    winner = _order_by_r(pages["wine"].trace_.searches[0]["iterations"][1]["main_beam"])[0]
+    assert page.get_attribute(".tp-beam-main tr[aria-selected='true']", "data-index") == str(winner)
+    assert page.locator("svg.tp-plot rect[stroke-width='3.5']").count() == 1
     assert where(page).endswith("iteration 2 of 7")
     page.keyboard.press("PageDown")  # reveal the local-test question
     assert page.locator(".tp-test-reveal").count() == 1
@@ -603,6 +609,10 @@ def test_the_selected_row_is_always_in_view(pages, sized):
             r, b = row.bounding_box(), page.locator(".tp-beam-main").locator("xpath=..").bounding_box()
             assert r["y"] >= b["y"] - 1 and r["y"] + r["height"] <= b["y"] + b["height"] + 1, link
             assert r["y"] + r["height"] <= sized.size["height"]
+            # the title saying how the table is ordered stays above the box, not scrolled away
+            cap = page.locator(".tp-caption-main").bounding_box()
+            assert cap["y"] >= 0 and cap["y"] + cap["height"] <= b["y"] + 1, link
+            assert "sorted by r, highest first" in page.inner_text(".tp-caption-main")
     shot(page, f"selected_in_view_{sized.size['width']}")
 
 
@@ -646,7 +656,7 @@ def test_every_candidate_of_the_beam_is_drawn_faintly(pages, offline):
 def test_tables_are_ordered_as_their_captions_say_and_sortable(pages, sized):
     beam = pages["wine"].trace_.searches[0]["iterations"][0]["main_beam"]
     page = sized.open(pages["dir"] / "wine.html", "#search=1&iteration=1")
-    assert "sorted by r, highest first" in page.inner_text(".tp-beam-main caption")
+    assert "sorted by r, highest first" in page.inner_text(".tp-caption-main")
     r = [float(t) for t in page.locator(".tp-beam-main tbody td:nth-child(6)").all_inner_texts()]
     assert r == sorted(r, reverse=True) and r[:2] == pytest.approx([1.764, 1.763], abs=6e-4)
     # the number on screen is the candidate's in the recorded beam, from 1, and the link's
@@ -654,12 +664,16 @@ def test_tables_are_ordered_as_their_captions_say_and_sortable(pages, sized):
     ids = page.locator(".tp-beam-main tbody tr").evaluate_all("rows => rows.map(r => r.dataset.id)")
     assert [beam[n - 1]["id"] for n in nums] == ids
     page.click(".tp-beam-main th[data-key='cov']")
-    assert "sorted by |S|" in page.inner_text(".tp-beam-main caption")
+    assert "sorted by |S|" in page.inner_text(".tp-caption-main")
     cov = [int(t) for t in page.locator(".tp-beam-main tbody td:nth-child(4)").all_inner_texts()]
     assert cov == sorted(cov, reverse=True)
     page.click(".tp-beam-main th[data-key='cov']")
     cov = [int(t) for t in page.locator(".tp-beam-main tbody td:nth-child(4)").all_inner_texts()]
     assert cov == sorted(cov)
+    page.click(".tp-beam-main th[data-key='#']")
+    assert "by #, as the beam recorded them" in page.inner_text(".tp-caption-main")
+    nums = [int(t) for t in page.locator(".tp-beam-main tbody td:nth-child(1)").all_inner_texts()]
+    assert nums == list(range(1, len(beam) + 1))
 
 
 def test_r_is_defined_on_screen_with_the_selected_rows_numbers(pages, sized):
@@ -673,7 +687,10 @@ def test_tables_speak_plain_words(pages, offline):
     text = page.inner_text("#turs-app")
     for jargon in ("per bucket", "aux b", "lost by (r)"):
         assert jargon not in text
-    assert "diverse patience" in page.inner_text(".tp-columns")
+    columns = page.inner_text(".tp-columns")
+    assert "diverse patience" in columns
+    # every column heading a student reads on the projector is said in words, R and classes too
+    assert "R: the auxiliary beam's score" in columns and "classes: its rows of each class, class_0 / class_1 / class_2." in columns
     page.click(".tp-tab-lineage")
     margins = page.locator(".tp-lineage-table tbody td:nth-child(8)").all_inner_texts()
     assert any(m.startswith("behind by") for m in margins) and "lineage" in page.inner_text(".tp-panel")
@@ -739,6 +756,8 @@ def test_why_this_prediction_adds_up_a_clicked_row(pages, sized):
     assert f"= {sum(union)} rows, [{', '.join(map(str, union))}]" in text
     for j, name in enumerate(model.classes_):
         assert f"P({name}) = {union[j]} / {sum(union)} = {proba[row, j]:.3f}" in text
+    # the predicted class is named as a class, not read as a number ("the largest: 1")
+    assert f"The prediction is the class with the largest share: \u201c{model.classes_[proba[row].argmax()]}\u201d." in text
     shot(page, f"why_prediction_{sized.size['width']}")
 
 
@@ -758,3 +777,46 @@ def test_the_picture_exports_as_svg(pages, sized):
     text = Path(path).read_text()
     assert text.startswith("<svg") and 'xmlns="http://www.w3.org/2000/svg"' in text
     assert text.count("<circle") >= len(pages["X"]) and "tp-beam-region" in text
+    # it carries its own legend (one swatch and name per class) and says which step and rule it shows
+    classes = [str(c) for c in np.unique(pages["y"])]
+    assert re.findall(r'<text[^>]*class="tp-export-legend"[^>]*>([^<]*)</text>', text) == classes
+    rule = " AND ".join(pages["model"].trace_.searches[0]["iterations"][1]["main_beam"][0]["conditions"])
+    assert f"search 1, iteration 2: {rule}" in html.unescape(text)
+
+
+def test_the_local_test_reveal_says_the_beam_keeps_only_growths_that_pass(pages, offline):
+    # every main-beam growth passed the test: the reveal says so, or why a failed one is in no beam
+    seen = set()
+    for name in ("wine.html", "blockade.html"):
+        page = offline.open(pages["dir"] / name, "#search=1&iteration=1")
+        page.keyboard.press("p")
+        for _ in range(12):
+            while page.locator(".tp-test-reveal").count() == 0 and page.locator(".tp-answer-pass, .tp-lock").count():
+                page.keyboard.press("PageDown")
+            if page.locator(".tp-test-reveal").count():
+                text = page.inner_text(".tp-test-reveal")
+                growth = text.split("Both sides for ", 1)[1].split(": ", 1)[0]
+                main = page.locator(".tp-beam-main tbody td.tp-cond").all_inner_texts()
+                passed = "passes." in text
+                # (a rule can be both: grown from one parent it passed, from another it failed)
+                if "the beam only keeps growths that pass it" in text:
+                    assert passed and growth in main, text
+                    seen.add("beam")
+                else:
+                    assert not passed and "It is in no main beam" in text, text
+                    seen.add("dropped")
+            page.keyboard.press("ArrowRight")
+    assert seen == {"beam", "dropped"}
+
+
+def test_the_picture_stays_in_view_beside_the_question_and_its_reveal(pages, sized):
+    # predict mode on a projector: the question and the reveal sit beside the picture, not above it
+    page = sized.open(pages["dir"] / "wine.html", "#search=1&iteration=2")
+    page.keyboard.press("p")
+    for state in ("question", "reveal"):
+        plot, box = page.locator("svg.tp-plot").bounding_box(), page.locator(".tp-predict").bounding_box()
+        assert plot["y"] >= 0 and plot["y"] + plot["height"] <= sized.size["height"], (state, plot)
+        assert box["x"] >= plot["x"] + plot["width"], (state, box, plot)
+        page.keyboard.press("PageDown")  # reveal without a guess
+    assert page.locator(".tp-compare").count() == 1
+    shot(page, f"reveal_beside_picture_{sized.size['width']}")

@@ -537,6 +537,25 @@ def test_kit_student_notebook_with_the_teachers_answers_passes_every_check(kit, 
     assert got == pytest.approx(solved[2], abs=1e-12)
 
 
+def test_kit_student_notebook_runs_without_the_repository(kit, tmp_path):
+    """A student installs the kit's wheel and has no clone: nothing before the first check may need
+    the repository. Run those cells in a fresh Python in a folder outside it, with
+    turs.reproduce.repo_root failing as it does when turs comes from a wheel."""
+    nb = read_ipynb(kit / "student.ipynb")
+    first_check = next(i for i, c in enumerate(nb.cells) if "check" in tags(c))
+    code = "\n\n".join(c.source for c in nb.cells[:first_check] if c.cell_type == "code")
+    script = ("import turs.reproduce\n"
+              "def no_repository(*args, **kwargs):\n"
+              "    raise FileNotFoundError('Cannot find the turs repository (turs installed from a wheel)')\n"
+              "turs.reproduce.repo_root = no_repository\n"
+              "from IPython.display import display\n" + code)
+    (tmp_path / "setup.py").write_text(script, encoding="utf-8")
+    env = {**os.environ, "MPLBACKEND": "Agg"}
+    proc = subprocess.run([sys.executable, "setup.py"], capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tmp_path / "figures" / f"{NAME}_regret.png").is_file()
+
+
 # ------------------------------------------------------------------------- JupyterLab
 def _free_port() -> int:
     with socket.socket() as s:

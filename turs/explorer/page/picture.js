@@ -166,10 +166,30 @@
     if (!node) return;
     var copy = node.cloneNode(true);
     copy.setAttribute("xmlns", SVGNS);
-    copy.setAttribute("width", "880"); copy.setAttribute("height", "720");
+    // a slide has no page around it: the file carries its own legend and says what it shows
+    var vb = copy.getAttribute("viewBox").split(" ").map(Number), W = vb[2], y = vb[3] + 20, x = 12;
+    (D.classes || []).forEach(function (name, i) {
+      var label = String(name).length > 24 ? String(name).slice(0, 23) + "\u2026" : String(name), w = 24 + 8.5 * label.length;
+      if (x + w > W && x > 12) { x = 12; y += 20; }
+      add(copy, svg("circle", {cx: x + 5, cy: y - 5, r: 5, fill: COLORS[i % 8], stroke: "#333", "stroke-width": 0.6}),
+        svg("text", {x: x + 14, y: y, class: "tp-export-legend"}, label));
+      x += w;
+    });
+    var c = selected(), what = "search " + (S.k + 1) + ", iteration " + (S.it + 1) + (c ? ": " + conds(c) : "");
+    y += 20;
+    add(copy, svg("text", {x: 12, y: y, class: "tp-export-caption", "font-size": 13},
+      what.length > 64 ? what.slice(0, 63) + "\u2026" : what));
+    y += 18;
+    ["dashed grey: rules so far; bold purple: the selected candidate;", "thin purple: the beam's other candidates"].forEach(function (t, i) {
+      add(copy, svg("text", {x: 12, y: y + 18 * i, class: "tp-export-caption", "font-size": 13}, t));
+    });
+    var h = y + 26;
+    copy.setAttribute("viewBox", vb[0] + " " + vb[1] + " " + W + " " + h);
+    copy.setAttribute("width", String(2 * W)); copy.setAttribute("height", String(Math.round(2 * h)));
     // the page's style rules do not travel with the file: the text's font goes in as an element
     var st = document.createElementNS(SVGNS, "style");
-    st.textContent = "text { font-size: 15px; font-family: 'DejaVu Sans', Arial, sans-serif; fill: #111; }";
+    st.textContent = "text { font-size: 15px; font-family: 'DejaVu Sans', Arial, sans-serif; fill: #111; } " +
+      "text.tp-export-caption { font-size: 13px; }";
     copy.insertBefore(st, copy.firstChild);
     var text = new XMLSerializer().serializeToString(copy);
     var a = el("a", {href: URL.createObjectURL(new Blob([text], {type: "image/svg+xml"})), class: "tp-svg-link",

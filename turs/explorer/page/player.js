@@ -56,11 +56,11 @@
     clear(app);
     app.appendChild(header());
     app.appendChild(status());
-    var p = predictBox();
-    if (p) app.appendChild(p);
+    // the question and its reveal head the right column, so the picture stays in view beside
+    // them at 1280x720 (a full-width box pushed it below a projector's fold)
     app.appendChild(el("div", {class: "tp-main"},
       el("div", {class: "tp-left"}, picture()),
-      el("div", {class: "tp-right"}, beams(), tabs())));
+      el("div", {class: "tp-right"}, predictBox(), beams(), tabs())));
     writeHash();
     window.scrollTo(0, keepScroll);
     scrollSelectedIntoView();

@@ -61,5 +61,5 @@
     if (!n) return "No training row to count: no probability.";
     return "The probabilities are the class shares of those rows: " + D.classes.map(function (name, i) {
       return "P(" + name + ") = " + c[i] + " / " + n + " = " + (c[i] / n).toFixed(3);
-    }).join("; ") + ". The prediction is the largest: " + D.classes[c.indexOf(Math.max.apply(null, c))] + ".";
+    }).join("; ") + ". The prediction is the class with the largest share: \u201c" + D.classes[c.indexOf(Math.max.apply(null, c))] + "\u201d.";
   }

@@ -56,6 +56,8 @@
   }
   function revealWithoutGuess(key) {  // a presenter's PageDown: show the answer, count nothing
     memory.answers[key] = {right: null, picked: null, revealed: true};
+    var w = key.charAt(0) === "c" ? winnerIndex(S.k, S.it) : null;
+    if (w !== null) { S.sel = {which: "main", i: w}; follow(selected()); }  // the winner on the picture
     store.save();
     render();
   }
@@ -148,8 +150,12 @@
   }
   function testReveal(t) {
     var b = t.cand.local_test_bits;
+    var inBeam = list(S.k, S.it, "main_beam").some(function (c) { return c.id === t.cand.id; });
     return el("div", {class: "tp-reveal tp-test-reveal"}, "Both sides for " + conds(t.cand) + ": " + testSides(b) +
-      ". A growth passes when sending the parent's labels without the split costs more than with it (both children and L_split).");
+      ". A growth passes when sending the parent's labels without the split costs more than with it (both children and L_split). " +
+      (inBeam && b && b.passed ? "It is in the main beam above: the test comes first, and the beam only keeps growths that pass it." :
+        inBeam ? "It is in the main beam all the same: this fit let growths that fail the test in (local_test_fallback)." :
+        "It is in no main beam: a growth that fails the test is dropped before the beam ranks by r (the Local test tab lists them)."));
   }
 
   // ------------------------------------------------------------------ lineage, in words

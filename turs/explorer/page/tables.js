@@ -18,7 +18,7 @@
     var idx = cands.map(function (_, i) { return i; }), s = S.beamSort[which];
     var key = s ? s.key : (which === "main" ? "r" : "R"), dir = s ? s.dir : -1;
     if (hide && (key === "r" || key === "R" || key === "mdl")) return {idx: idx, text: "in the order the beam recorded them (by coverage)"};
-    if (key === "#") return {idx: dir > 0 ? idx : idx.reverse(), text: "by #, " + (dir > 0 ? "first" : "last") + " first"};
+    if (key === "#") return {idx: dir > 0 ? idx : idx.reverse(), text: dir > 0 ? "by #, as the beam recorded them" : "by #, last first"};
     var f = BEAM_COLS[key][2];
     idx.sort(function (a, b) {
       var x = f(cands[a]), y = f(cands[b]);
@@ -37,7 +37,9 @@
     add(wrap, rLine(hide));
     add(wrap, beamTable("aux", "Auxiliary beam", hide, " tp-short", hideTest));
     add(wrap, el("div", {class: "tp-note tp-columns"}, "new: covered rows no rule covers yet \u00b7 kept: the share of its parent's rows it keeps " +
-      "(the beam keeps growths of different shares: diverse patience, Eq. 3.23) \u00b7 test: the local test (Eq. 3.22) \u00b7 MDL: L(D, M + S) in bits with it."));
+      "(the beam keeps growths of different shares: diverse patience, Eq. 3.23) \u00b7 R: the auxiliary beam's score, on the rows no rule covers " +
+      "(Eq. 3.24) \u00b7 test: the local test (Eq. 3.22) \u00b7 MDL: L(D, M + S) in bits with it \u00b7 classes: its rows of each class, " +
+      D.classes.join(" / ") + "."));
     return wrap;
   }
   function rLine(hide) {
@@ -49,9 +51,10 @@
   }
   function beamTable(which, caption, hide, extra, hideTest) {
     var cands = list(S.k, S.it, LISTS[which]), k = S.k, order = beamOrder(which, cands, hide), w = winnerIndex(k, S.it);
-    var t = el("table", {class: "tp-table tp-beam tp-beam-" + which, "data-order": order.idx.join(",")});
-    add(t, el("caption", null, caption + ": " + plural(cands.length, "candidate") + ", " + order.text +
-      (cands.length ? "; click a heading to sort" : "")));
+    // the title that says how the table is ordered sits above its scroll box, so scrolling the
+    // selected row into view never hides it
+    var title = caption + ": " + plural(cands.length, "candidate") + ", " + order.text + (cands.length ? "; click a heading to sort" : "");
+    var t = el("table", {class: "tp-table tp-beam tp-beam-" + which, "data-order": order.idx.join(","), "aria-label": title});
     function sortHead(key, label, meaning, cls) {
       var s = S.beamSort[which], on = s ? s.key === key : key === (which === "main" ? "r" : "R") && !hide;
       var dir = s ? s.dir : -1;
@@ -86,7 +89,8 @@
       add(body, tr);
     });
     add(t, body);
-    return el("div", {class: "tp-scroll" + extra}, t);
+    return el("div", {class: "tp-beam-box"}, el("div", {class: "tp-caption tp-caption-" + which, "aria-hidden": "true"}, title),
+      el("div", {class: "tp-scroll" + extra}, t));
   }
   function scrollSelectedIntoView() {
     // the selected row inside its table's scroll box (never the window): deep links and steps too
