@@ -1045,10 +1045,29 @@ def test_a_clicked_point_gets_the_models_probabilities(blockade):
     assert e.point == row and e.panels.selected_index == e.PREDICTION_TAB
     assert "why this prediction, step 1 of 3" in e.figure_titles["data"]
     html = e.prediction_html.value
-    assert "".join(f"<td>{v:.2f}</td>" for v in model.predict_proba(X.iloc[[row]])[0]) in html
-    for step in (2, 3):
+    want = model.predict_proba(X.iloc[[row]])[0]
+    assert "".join(f"<td>{v:.2f}</td>" for v in want) in html
+    np.testing.assert_allclose(e.prediction(row)["model_proba"], want)  # computed, not claimed
+    assert "model.predict_proba gives the same" in html
+    best = model.classes_[int(np.argmax(want))]
+    # the answer comes before the steps (it is on the first screen at 1280x720)
+    assert html.index("turs-predict-answer") < html.index("1. The rules that cover it")
+    assert f"The rule set predicts <b>{best}</b> with P = {want.max():.2f}" in html
+    # each step's picture: no rows are solid at step 1, so no "solid:" note (it said "solid: the rows of
+    # the union" over faded points); step 2 names the union's rows; step 3 has the bars instead
+    x, y = e.x_feature.value, e.y_feature.value
+    for step in (1, 2, 3):
         e.prediction_step.value = step
         assert f"step {step} of 3" in e.figure_titles["data"]
+        texts = [t.get_text() for t in e._prediction_picture(x, y)[2]().texts]
+        n = int(e.prediction(row)["n"])
+        assert any(f"the {n:,} rows of the union".replace(" ", "") in t.replace("\n", "").replace(" ", "")
+                   for t in texts) == (step == 2), (step, texts)
+        assert any("solid" in t for t in texts) == (step == 2), (step, texts)
+    # a model whose probabilities differ from the steps' is said to differ, not said to agree
+    from turs.explorer._predict import _proba_check
+
+    assert "NOT the same" in _proba_check({"proba": np.array([0.5, 0.5]), "model_proba": np.array([0.9, 0.1])})
     svg = e.svg().decode()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "why this prediction, step 3 of 3" in svg
     e._on_svg()

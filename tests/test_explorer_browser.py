@@ -385,6 +385,12 @@ def test_a_clicked_point_explains_its_prediction(page, size):
         proba = pg.locator(".turs-prediction tr.turs-predict-proba td").all_inner_texts()
         assert [float(p) for p in proba[1:]] == pytest.approx(list(want), abs=0.005)
         pg.evaluate(FIRST_SCREEN)
+        # the answer is on the first screen (the steps' last line, the prediction, ran past 720 px)
+        answer = pg.locator(".turs-prediction .turs-predict-answer").first
+        assert f"predicts {model.classes_[int(np.argmax(want))]} with P = {want.max():.2f}" in answer.inner_text()
+        top, bottom = answer.evaluate("el => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; }")
+        assert 0 <= top < bottom <= size["height"], (top, bottom)
+        assert "model.predict_proba gives the same" in text
         _shot(pg, f"10a_prediction_step1_{size['width']}x{size['height']}")
         src = plot.get_attribute("src")
         pg.locator(".turs-prediction-step button", has_text="3 probabilities").first.click()

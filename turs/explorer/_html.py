@@ -80,6 +80,7 @@ CSS = f"""
 .turs-explorer .turs-why-prediction table.turs-table td.turs-cond {{white-space: normal; overflow-wrap: anywhere;
   text-align: left;}}
 .turs-explorer .turs-why-prediction .turs-pstep {{margin: 6px 0; padding: 2px 4px; border-left: 4px solid #ddd;}}
+.turs-explorer .turs-why-prediction .turs-predict-answer {{margin: 4px 0; padding: 2px 4px; background: #eef4fa;}}
 .turs-explorer .turs-why-prediction .turs-current-step {{border-left-color: {SELECTED}; background: #f6eef3;}}
 .turs-explorer .turs-svg-link {{margin-left: 8px; white-space: nowrap;}}
 .turs-explorer .turs-play {{width: auto !important; flex: 0 0 auto; margin-right: 8px;}}
