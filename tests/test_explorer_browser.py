@@ -64,7 +64,7 @@ def voila_url(tmp_path_factory):
     notebook = serve.convert(REPO / "notebooks" / "explorer.py", tmp_path / "explorer.ipynb")
     port = serve.free_port()
     log = open(tmp_path / "voila.log", "w")
-    env = serve.server_env(notebook)
+    env = serve.server_env(notebook, pool=0)
     # the server `make explorer` runs (its upload size, IOPub wait), without a pre-started pool: the
     # page's own kernel is the only one (a pool would run the notebook again beside the tests)
     proc = subprocess.Popen(serve.voila_command(notebook, port, pool=0), cwd=tmp_path, stdout=log,
