@@ -1109,8 +1109,12 @@ def test_the_pause_button_uses_a_glyph_the_fonts_have():
 
     from turs.explorer import _html
 
-    labels = re.findall(r'turs-play button:nth-of-type\(\d\)::after \{\{?content: "([^"]*)"', _html.CSS)
-    assert len(labels) == 4
+    # each label follows the button's icon (ipywidgets 8's Play has one play/pause button whose icon
+    # changes, then stop: labels by position called the stop button "pause", which went back to step 0)
+    by_icon = dict(re.findall(r'turs-play button:has\(i\.fa-([a-z]+)\)::after \{\{?content: "([^"]*)"', _html.CSS))
+    assert {icon: label.split()[-1] for icon, label in by_icon.items()} == {
+        "play": "play", "pause": "pause", "stop": "stop", "retweet": "repeat"}
+    labels = list(by_icon.values())
     font = FT2Font(font_manager.findfont("DejaVu Sans"))
     for label in labels:
         text = re.sub(r"\\\\?([0-9A-Fa-f]{4})", lambda m: chr(int(m.group(1), 16)), label)

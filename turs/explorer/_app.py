@@ -105,7 +105,9 @@ class SearchExplorer(PredictionMixin, PicturesMixin, W.VBox):
                                      continuous_update=False, style=wide, layout=W.Layout(width="280px"))
         self.step = W.IntSlider(value=0, min=0, max=max(n_steps - 1, 0), description="step",
                                 continuous_update=False, style=wide, layout=W.Layout(width="300px"))
-        self.play = W.Play(value=0, min=0, max=max(n_steps - 1, 0), interval=1500, description="play")
+        # ipywidgets 8's Play: one play/pause button (its icon says which), stop (back to step 0), no repeat
+        self.play = W.Play(value=0, min=0, max=max(n_steps - 1, 0), interval=1500, description="play",
+                           show_repeat=False)
         W.link((self.play, "value"), (self.step, "value"))
         self.prev_button = W.Button(description="\u25c0 previous", layout=W.Layout(width="110px"),
                                     tooltip="previous beam iteration (\u2190)")

@@ -86,10 +86,10 @@ CSS = f"""
 .turs-explorer .turs-play {{width: auto !important; flex: 0 0 auto; margin-right: 8px;}}
 .turs-explorer .turs-play button {{width: auto !important; min-width: 64px; padding: 0 6px;}}
 .turs-explorer .turs-play button i.fa {{display: none;}}
-.turs-explorer .turs-play button:nth-of-type(1)::after {{content: "\\25B6  play";}}
-.turs-explorer .turs-play button:nth-of-type(2)::after {{content: "\\275A\\275A  pause";}}
-.turs-explorer .turs-play button:nth-of-type(3)::after {{content: "\\25A0  stop";}}
-.turs-explorer .turs-play button:nth-of-type(4)::after {{content: "\\21BB  repeat";}}
+.turs-explorer .turs-play button:has(i.fa-play)::after {{content: "\\25B6  play";}}
+.turs-explorer .turs-play button:has(i.fa-pause)::after {{content: "\\275A\\275A  pause";}}
+.turs-explorer .turs-play button:has(i.fa-stop)::after {{content: "\\25A0  stop";}}
+.turs-explorer .turs-play button:has(i.fa-retweet)::after {{content: "\\21BB  repeat";}}
 </style>
 """
 
