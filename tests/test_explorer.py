@@ -1101,6 +1101,13 @@ def test_the_y_axis_title_stays_inside_the_picture():
     assert ax.yaxis.get_tightbbox(renderer).x0 >= 0
 
 
+def test_the_panels_beside_the_picture_are_no_taller_than_it():
+    from turs.explorer import _draw, _html
+
+    assert _html.PANEL_MAX_PX == round(_draw.DATA_FIGSIZE[1] * _draw.DPI) + 2 * _html.TAB_PADDING_PX
+    assert f".turs-panels > .widget-tab-contents {{max-height: {_html.PANEL_MAX_PX}px; overflow-y: auto;}}" in _html.CSS
+
+
 def test_the_pause_button_uses_a_glyph_the_fonts_have():
     """The play buttons' labels are CSS text; every character has a glyph in DejaVu Sans (the
     page's font here; U+23F8, the pause sign, has none in it)."""

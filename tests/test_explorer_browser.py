@@ -262,6 +262,24 @@ def test_the_first_screen_shows_the_picture_and_the_beam_table(page, size):
         pg.wait_for_timeout(200)
         for name, (top, bottom) in boxes.items():
             assert 0 <= top < bottom <= size["height"], (name, boxes)
+        # iteration 2: ten candidates of two literals (about 650 px of table) stay beside the picture,
+        # the panel scrolls inside (its end, and the page below it, ran past the first screen)
+        pg.locator(".turs-status").first.click()
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                             ".innerText.includes('beam iteration 2 of 8')", timeout=30_000)
+        pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelectorAll("
+                             "'.turs-beam-panel tbody tr').length >= 10", timeout=30_000)
+        pg.evaluate(FIRST_SCREEN)
+        top, bottom, scroll, client = pg.evaluate(
+            "() => { const el = document.querySelectorAll('.turs-app')[0].querySelector('.turs-panels > "
+            ".widget-tab-contents'); const r = el.getBoundingClientRect(); "
+            "return [r.top, r.bottom, el.scrollHeight, el.clientHeight]; }")
+        assert 0 <= top < bottom <= size["height"], (top, bottom, scroll, client)
+        _shot(pg, f"0_first_screen_iteration2_{size['width']}x{size['height']}")
+        pg.keyboard.press("Home")
+        pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                             ".innerText.includes('beam iteration 1 of 8')", timeout=30_000)
         about = pg.locator("details.turs-about")
         assert about.count() == 1 and about.first.evaluate("el => !el.open")
         assert "About this page" in about.first.locator("summary").inner_text()

@@ -17,6 +17,10 @@ from . import _explain
 
 FONT_PX = 15
 TAB_PADDING_PX = 6  # inside the tabs (ipywidgets: 15 px): the width goes to the picture and the tables
+#: The panels beside the picture (Beam, Why, ..., Point) are at most the data picture's height
+#: (410 px at 100 dpi, ``_draw.DATA_FIGSIZE``) plus the tab's padding, and scroll inside: a beam of
+#: ten two-literal candidates (about 650 px) pushed the table's end and the page below the first screen.
+PANEL_MAX_PX = 410 + 2 * TAB_PADDING_PX
 #: The selected row's outline: the candidate colour of the pictures (``turs.style.CANDIDATE``).
 SELECTED = style.CANDIDATE
 
@@ -55,6 +59,7 @@ CSS = f"""
 .turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px; line-height: 1.35;}}
 .turs-explorer .turs-panel {{line-height: 1.4; white-space: normal; overflow-wrap: break-word;}}
 .turs-explorer .turs-panels .widget-html {{width: calc(100% - 4px);}}
+.turs-explorer .turs-panels > .widget-tab-contents {{max-height: {PANEL_MAX_PX}px; overflow-y: auto;}}
 .turs-explorer .turs-panels .widget-html-content {{width: 100%;}}
 .turs-explorer .turs-panel table.turs-table td.turs-cond {{min-width: 120px;}}
 .turs-explorer .turs-panel table.turs-table td {{padding: 2px 4px;}}
