@@ -208,7 +208,7 @@ def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
         for it, iteration in enumerate(search["iterations"]):
             e.beam_step.value = it + 1
             assert (e.rule_index, e.iteration) == (k, it)
-            assert e.step.value == e.view.step_of(k, it)
+            assert e.step.value == e.view.step_of(k, it) + 1  # numbered from 1, as the iterations
             assert f"beam iteration {it + 1} of {len(search['iterations'])}" in e.status.value
             for which, key, html_widget, bucket, test in (
                     ("main", "main_beam", e.main_html, "bucket", "local_test"),
@@ -350,20 +350,20 @@ def test_navigation_buttons_play_and_global_step(blockade, blockade_explorer):
     e.show(0, 0)
     steps = all_steps(e)
     assert len(steps) == sum(len(s["iterations"]) for s in model.trace_.searches)
-    assert e.play.max == e.step.max == len(steps) - 1
+    assert e.play.max == e.step.max == len(steps) and e.play.min == e.step.min == 1
     for s in range(1, len(steps)):
         e.next_button.click()
         assert (e.rule_index, e.iteration) == steps[s]
         assert (e.rule_step.value, e.beam_step.value) == (steps[s][0] + 1, steps[s][1] + 1)
-        assert e.step.value == e.play.value == s
+        assert e.step.value == e.play.value == s + 1
     e.next_button.click()  # past the end: stays
     assert (e.rule_index, e.iteration) == steps[-1]
     e.prev_button.click()
     assert (e.rule_index, e.iteration) == steps[-2]
-    e.play.value = 3  # what the Play widget does in the browser
-    assert e.step.value == 3 and (e.rule_index, e.iteration) == steps[3]
-    e.step.value = 0
-    assert e.play.value == 0 and (e.rule_index, e.iteration) == (0, 0)
+    e.play.value = 4  # what the Play widget does in the browser
+    assert e.step.value == 4 and (e.rule_index, e.iteration) == steps[3]
+    e.step.value = 1
+    assert e.play.value == 1 and (e.rule_index, e.iteration) == (0, 0)
 
 
 @needs_widgets
@@ -461,7 +461,7 @@ def test_stepping_a_30_rule_trace_draws_each_step_once(thirty_rules):
     pictures = set()
     for s in picks:
         n_redraws, n_cached = len(e.redraw_seconds), len(e._cache)
-        e.step.value = s
+        e.step.value = s + 1
         assert (e.rule_index, e.iteration) == steps[s]
         assert len(e.redraw_seconds) == n_redraws + 1 and e.redraw_seconds[-1] > 0
         assert len(e._cache) == min(n_cached + 1, e._cache_size)  # one new picture: this step's
@@ -469,7 +469,7 @@ def test_stepping_a_30_rule_trace_draws_each_step_once(thirty_rules):
         pictures.add(e.plot.value)
     # revisiting a step is served from the figure cache: the same picture, nothing drawn
     first = e._figure("data")
-    e.step.value = picks[0]
+    e.step.value = picks[0] + 1
     n_cached = len(e._cache)
     again = e._figure("data")
     assert len(e._cache) == n_cached and again[0] is e._cache[next(reversed(e._cache))][0]

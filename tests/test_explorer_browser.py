@@ -319,18 +319,19 @@ def test_the_play_buttons_show_glyphs_the_page_has(page):
     step = pg.locator(".turs-app").first.locator(".turs-step .widget-readout").first
     label = "b => getComputedStyle(b, '::after').content"
     assert play.count() == 2 and "play" in play.nth(0).evaluate(label) and "stop" in play.nth(1).evaluate(label)
+    assert step.inner_text().strip() == "1"  # beam iteration 1 is step 1
     play.nth(0).click()
-    pg.wait_for_function("el => parseInt(el.innerText) >= 2", arg=step.element_handle(), timeout=60_000)
+    pg.wait_for_function("el => parseInt(el.innerText) >= 3", arg=step.element_handle(), timeout=60_000)
     assert "pause" in play.nth(0).evaluate(label)
     play.nth(0).click()
     pg.wait_for_timeout(500)
     paused = int(step.inner_text())
     pg.wait_for_timeout(3500)  # more than two intervals of 1.5 s
-    assert int(step.inner_text()) == paused >= 2 and "play" in play.nth(0).evaluate(label)
+    assert int(step.inner_text()) == paused >= 3 and "play" in play.nth(0).evaluate(label)
     pg.locator(".turs-play").first.scroll_into_view_if_needed()
     _shot(pg, "0_play_buttons")
     play.nth(1).click()  # stop: back to the first step
-    pg.wait_for_function("el => el.innerText.trim() === '0'", arg=step.element_handle(), timeout=30_000)
+    pg.wait_for_function("el => el.innerText.trim() === '1'", arg=step.element_handle(), timeout=30_000)
 
 
 def test_the_last_iteration_draws_the_chosen_rule(page):
