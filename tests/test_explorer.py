@@ -208,7 +208,7 @@ def test_tables_match_the_trace_at_every_step(blockade, blockade_explorer):
         for it, iteration in enumerate(search["iterations"]):
             e.beam_step.value = it + 1
             assert (e.rule_index, e.iteration) == (k, it)
-            assert e.step.value == e.view.step_of(k, it)
+            assert e.step.value == e.view.step_of(k, it) + 1  # numbered from 1, as the iterations
             assert f"beam iteration {it + 1} of {len(search['iterations'])}" in e.status.value
             for which, key, html_widget, bucket, test in (
                     ("main", "main_beam", e.main_html, "bucket", "local_test"),
@@ -350,20 +350,20 @@ def test_navigation_buttons_play_and_global_step(blockade, blockade_explorer):
     e.show(0, 0)
     steps = all_steps(e)
     assert len(steps) == sum(len(s["iterations"]) for s in model.trace_.searches)
-    assert e.play.max == e.step.max == len(steps) - 1
+    assert e.play.max == e.step.max == len(steps) and e.play.min == e.step.min == 1
     for s in range(1, len(steps)):
         e.next_button.click()
         assert (e.rule_index, e.iteration) == steps[s]
         assert (e.rule_step.value, e.beam_step.value) == (steps[s][0] + 1, steps[s][1] + 1)
-        assert e.step.value == e.play.value == s
+        assert e.step.value == e.play.value == s + 1
     e.next_button.click()  # past the end: stays
     assert (e.rule_index, e.iteration) == steps[-1]
     e.prev_button.click()
     assert (e.rule_index, e.iteration) == steps[-2]
-    e.play.value = 3  # what the Play widget does in the browser
-    assert e.step.value == 3 and (e.rule_index, e.iteration) == steps[3]
-    e.step.value = 0
-    assert e.play.value == 0 and (e.rule_index, e.iteration) == (0, 0)
+    e.play.value = 4  # what the Play widget does in the browser
+    assert e.step.value == 4 and (e.rule_index, e.iteration) == steps[3]
+    e.step.value = 1
+    assert e.play.value == 1 and (e.rule_index, e.iteration) == (0, 0)
 
 
 @needs_widgets
@@ -461,7 +461,7 @@ def test_stepping_a_30_rule_trace_draws_each_step_once(thirty_rules):
     pictures = set()
     for s in picks:
         n_redraws, n_cached = len(e.redraw_seconds), len(e._cache)
-        e.step.value = s
+        e.step.value = s + 1
         assert (e.rule_index, e.iteration) == steps[s]
         assert len(e.redraw_seconds) == n_redraws + 1 and e.redraw_seconds[-1] > 0
         assert len(e._cache) == min(n_cached + 1, e._cache_size)  # one new picture: this step's
@@ -469,7 +469,7 @@ def test_stepping_a_30_rule_trace_draws_each_step_once(thirty_rules):
         pictures.add(e.plot.value)
     # revisiting a step is served from the figure cache: the same picture, nothing drawn
     first = e._figure("data")
-    e.step.value = picks[0]
+    e.step.value = picks[0] + 1
     n_cached = len(e._cache)
     again = e._figure("data")
     assert len(e._cache) == n_cached and again[0] is e._cache[next(reversed(e._cache))][0]
@@ -1045,10 +1045,29 @@ def test_a_clicked_point_gets_the_models_probabilities(blockade):
     assert e.point == row and e.panels.selected_index == e.PREDICTION_TAB
     assert "why this prediction, step 1 of 3" in e.figure_titles["data"]
     html = e.prediction_html.value
-    assert "".join(f"<td>{v:.2f}</td>" for v in model.predict_proba(X.iloc[[row]])[0]) in html
-    for step in (2, 3):
+    want = model.predict_proba(X.iloc[[row]])[0]
+    assert "".join(f"<td>{v:.2f}</td>" for v in want) in html
+    np.testing.assert_allclose(e.prediction(row)["model_proba"], want)  # computed, not claimed
+    assert "model.predict_proba gives the same" in html
+    best = model.classes_[int(np.argmax(want))]
+    # the answer comes before the steps (it is on the first screen at 1280x720)
+    assert html.index("turs-predict-answer") < html.index("1. The rules that cover it")
+    assert f"The rule set predicts <b>{best}</b> with P = {want.max():.2f}" in html
+    # each step's picture: no rows are solid at step 1, so no "solid:" note (it said "solid: the rows of
+    # the union" over faded points); step 2 names the union's rows; step 3 has the bars instead
+    x, y = e.x_feature.value, e.y_feature.value
+    for step in (1, 2, 3):
         e.prediction_step.value = step
         assert f"step {step} of 3" in e.figure_titles["data"]
+        texts = [t.get_text() for t in e._prediction_picture(x, y)[2]().texts]
+        n = int(e.prediction(row)["n"])
+        assert any(f"the {n:,} rows of the union".replace(" ", "") in t.replace("\n", "").replace(" ", "")
+                   for t in texts) == (step == 2), (step, texts)
+        assert any("solid" in t for t in texts) == (step == 2), (step, texts)
+    # a model whose probabilities differ from the steps' is said to differ, not said to agree
+    from turs.explorer._predict import _proba_check
+
+    assert "NOT the same" in _proba_check({"proba": np.array([0.5, 0.5]), "model_proba": np.array([0.9, 0.1])})
     svg = e.svg().decode()
     assert svg.lstrip().startswith("<?xml") and "<svg" in svg and "why this prediction, step 3 of 3" in svg
     e._on_svg()
@@ -1082,6 +1101,13 @@ def test_the_y_axis_title_stays_inside_the_picture():
     assert ax.yaxis.get_tightbbox(renderer).x0 >= 0
 
 
+def test_the_panels_beside_the_picture_are_no_taller_than_it():
+    from turs.explorer import _draw, _html
+
+    assert _html.PANEL_MAX_PX == round(_draw.DATA_FIGSIZE[1] * _draw.DPI) + 2 * _html.TAB_PADDING_PX
+    assert f".turs-panels > .widget-tab-contents {{max-height: {_html.PANEL_MAX_PX}px; overflow-y: auto;}}" in _html.CSS
+
+
 def test_the_pause_button_uses_a_glyph_the_fonts_have():
     """The play buttons' labels are CSS text; every character has a glyph in DejaVu Sans (the
     page's font here; U+23F8, the pause sign, has none in it)."""
@@ -1090,8 +1116,12 @@ def test_the_pause_button_uses_a_glyph_the_fonts_have():
 
     from turs.explorer import _html
 
-    labels = re.findall(r'turs-play button:nth-of-type\(\d\)::after \{\{?content: "([^"]*)"', _html.CSS)
-    assert len(labels) == 4
+    # each label follows the button's icon (ipywidgets 8's Play has one play/pause button whose icon
+    # changes, then stop: labels by position called the stop button "pause", which went back to step 0)
+    by_icon = dict(re.findall(r'turs-play button:has\(i\.fa-([a-z]+)\)::after \{\{?content: "([^"]*)"', _html.CSS))
+    assert {icon: label.split()[-1] for icon, label in by_icon.items()} == {
+        "play": "play", "pause": "pause", "stop": "stop", "retweet": "repeat"}
+    labels = list(by_icon.values())
     font = FT2Font(font_manager.findfont("DejaVu Sans"))
     for label in labels:
         text = re.sub(r"\\\\?([0-9A-Fa-f]{4})", lambda m: chr(int(m.group(1), 16)), label)

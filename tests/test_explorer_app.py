@@ -130,6 +130,29 @@ def test_typed_rule_shows_the_mdl_change_of_with_rule(iris_app):
     assert "Removing R3" in ed.result.value and "goes down by 6.30 bits" in ed.result.value
 
 
+def test_the_example_in_the_rule_box_is_a_rule_of_the_data(iris_app):
+    """The empty rule box shows an example on the data's own columns (it showed x1 and x2, which
+    iris does not have: typed as shown, the tab answered with an unknown-column error)."""
+    import types
+
+    import pandas as pd
+
+    from turs.explorer._edit import example_rule
+
+    ed = iris_app.editor
+    ed.reset()
+    shown = ed.text.placeholder
+    x, y = iris_app.explorer.x_feature.value, iris_app.explorer.y_feature.value
+    assert shown.startswith(f"{x} >= ") and f" AND {y} < " in shown, shown
+    model = ed.model.with_rule(shown, X=iris_app.X_train, y=iris_app.y_train)  # no error: the columns exist
+    assert len(model.rules_) == len(ed.model.rules_) + 1
+    # a name with an operator goes in backticks, a categorical column takes its first level
+    data = types.SimpleNamespace(kinds={"a<b": "numeric", "colour": "categorical"}, levels={"colour": ["blue", "red"]},
+                                 df=pd.DataFrame({"a<b": [1.0, 2.0, 3.0, 40.0]}))
+    assert example_rule(data, "a<b", "colour") == "`a<b` >= 2.5 AND colour = blue"
+    assert example_rule(data, "a<b", "a<b") == "`a<b` >= 2.5"
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("petal length (cm) >= 5 AND", "Cannot parse the rule"),
     ("petals >= 1", "has a condition on the column 'petals', which the model's data do not have"),

@@ -64,7 +64,7 @@ def voila_url(tmp_path_factory):
     notebook = serve.convert(REPO / "notebooks" / "explorer.py", tmp_path / "explorer.ipynb")
     port = serve.free_port()
     log = open(tmp_path / "voila.log", "w")
-    env = serve.server_env(notebook)
+    env = serve.server_env(notebook, pool=0)
     # the server `make explorer` runs (its upload size, IOPub wait), without a pre-started pool: the
     # page's own kernel is the only one (a pool would run the notebook again beside the tests)
     proc = subprocess.Popen(serve.voila_command(notebook, port, pool=0), cwd=tmp_path, stdout=log,
@@ -262,6 +262,24 @@ def test_the_first_screen_shows_the_picture_and_the_beam_table(page, size):
         pg.wait_for_timeout(200)
         for name, (top, bottom) in boxes.items():
             assert 0 <= top < bottom <= size["height"], (name, boxes)
+        # iteration 2: ten candidates of two literals (about 650 px of table) stay beside the picture,
+        # the panel scrolls inside (its end, and the page below it, ran past the first screen)
+        pg.locator(".turs-status").first.click()
+        pg.keyboard.press("ArrowRight")
+        pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                             ".innerText.includes('beam iteration 2 of 8')", timeout=30_000)
+        pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelectorAll("
+                             "'.turs-beam-panel tbody tr').length >= 10", timeout=30_000)
+        pg.evaluate(FIRST_SCREEN)
+        top, bottom, scroll, client = pg.evaluate(
+            "() => { const el = document.querySelectorAll('.turs-app')[0].querySelector('.turs-panels > "
+            ".widget-tab-contents'); const r = el.getBoundingClientRect(); "
+            "return [r.top, r.bottom, el.scrollHeight, el.clientHeight]; }")
+        assert 0 <= top < bottom <= size["height"], (top, bottom, scroll, client)
+        _shot(pg, f"0_first_screen_iteration2_{size['width']}x{size['height']}")
+        pg.keyboard.press("Home")
+        pg.wait_for_function("() => document.querySelectorAll('.turs-app')[0].querySelector('.turs-status')"
+                             ".innerText.includes('beam iteration 1 of 8')", timeout=30_000)
         about = pg.locator("details.turs-about")
         assert about.count() == 1 and about.first.evaluate("el => !el.open")
         assert "About this page" in about.first.locator("summary").inner_text()
@@ -295,8 +313,25 @@ def test_the_play_buttons_show_glyphs_the_page_has(page):
       return out;
     }""")
     assert missing == []
+    # the button labelled pause pauses: the search stays at its step (the old "pause" label sat on
+    # ipywidgets 8's stop button, which sends the search back to step 0)
+    play = pg.locator(".turs-app").first.locator(".turs-play button:visible")  # (repeat: hidden)
+    step = pg.locator(".turs-app").first.locator(".turs-step .widget-readout").first
+    label = "b => getComputedStyle(b, '::after').content"
+    assert play.count() == 2 and "play" in play.nth(0).evaluate(label) and "stop" in play.nth(1).evaluate(label)
+    assert step.inner_text().strip() == "1"  # beam iteration 1 is step 1
+    play.nth(0).click()
+    pg.wait_for_function("el => parseInt(el.innerText) >= 3", arg=step.element_handle(), timeout=60_000)
+    assert "pause" in play.nth(0).evaluate(label)
+    play.nth(0).click()
+    pg.wait_for_timeout(500)
+    paused = int(step.inner_text())
+    pg.wait_for_timeout(3500)  # more than two intervals of 1.5 s
+    assert int(step.inner_text()) == paused >= 3 and "play" in play.nth(0).evaluate(label)
     pg.locator(".turs-play").first.scroll_into_view_if_needed()
     _shot(pg, "0_play_buttons")
+    play.nth(1).click()  # stop: back to the first step
+    pg.wait_for_function("el => el.innerText.trim() === '1'", arg=step.element_handle(), timeout=30_000)
 
 
 def test_the_last_iteration_draws_the_chosen_rule(page):
@@ -385,6 +420,12 @@ def test_a_clicked_point_explains_its_prediction(page, size):
         proba = pg.locator(".turs-prediction tr.turs-predict-proba td").all_inner_texts()
         assert [float(p) for p in proba[1:]] == pytest.approx(list(want), abs=0.005)
         pg.evaluate(FIRST_SCREEN)
+        # the answer is on the first screen (the steps' last line, the prediction, ran past 720 px)
+        answer = pg.locator(".turs-prediction .turs-predict-answer").first
+        assert f"predicts {model.classes_[int(np.argmax(want))]} with P = {want.max():.2f}" in answer.inner_text()
+        top, bottom = answer.evaluate("el => { const r = el.getBoundingClientRect(); return [r.top, r.bottom]; }")
+        assert 0 <= top < bottom <= size["height"], (top, bottom)
+        assert "model.predict_proba gives the same" in text
         _shot(pg, f"10a_prediction_step1_{size['width']}x{size['height']}")
         src = plot.get_attribute("src")
         pg.locator(".turs-prediction-step button", has_text="3 probabilities").first.click()

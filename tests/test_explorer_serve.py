@@ -2,6 +2,7 @@
 server is started here; tests/test_explorer_browser.py serves and drives it)."""
 import importlib.util
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,12 @@ def test_the_class_settings_reach_voila(tmp_path):
     share = serve.write_template(tmp_path)
     page = (share / "voila" / "templates" / serve.TEMPLATE / "index.html.j2").read_text()
     assert f"about {serve.KERNEL_START_S} s" in page and "extends 'voila/templates/lab/index.html.j2'" in page
+    assert "All ready kernels are in use" in page and "WHY_WAIT" not in page
+    # with no pool there are no ready kernels to be in use: the page says the server keeps none
+    page = (serve.write_template(tmp_path, pool=0) / "voila" / "templates" / serve.TEMPLATE / "index.html.j2").read_text()
+    assert "keeps no kernel ready (--pool 0)" in page and "in use" not in page
+    share = Path(serve.server_env(notebook, pool=0)["JUPYTER_PATH"].split(os.pathsep)[0])
+    assert "keeps no kernel ready" in (share / "voila" / "templates" / serve.TEMPLATE / "index.html.j2").read_text()
 
 
 def test_no_open_server_on_a_network(capsys):
@@ -93,7 +100,7 @@ class _Server:
         self.port = serve.free_port()
         self.log_path = tmp_path / "voila.log"
         self.log = open(self.log_path, "w")
-        env = serve.server_env(notebook) if hasattr(serve, "server_env") else dict(os.environ, MPLBACKEND="Agg")
+        env = serve.server_env(notebook, pool) if hasattr(serve, "server_env") else dict(os.environ, MPLBACKEND="Agg")
         env.setdefault("NUMBA_CACHE_DIR", str(REPO / "build" / "numba_cache"))
         self.proc = subprocess.Popen(serve.voila_command(notebook, self.port, pool=pool), cwd=tmp_path,
                                      stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True)

@@ -102,7 +102,7 @@ def main(argv=None) -> int:
     tmp = Path(tempfile.mkdtemp(prefix="turs-class-"))
     notebook = serve.convert(serve.SOURCE, tmp / "explorer.ipynb")
     port = serve.free_port()
-    env = serve.server_env(notebook)
+    env = serve.server_env(notebook, args.pool)
     log = open(tmp / "voila.log", "w")
     proc = subprocess.Popen(serve.voila_command(notebook, port, pool=args.pool, cull_idle=args.cull_idle),
                             cwd=tmp, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)

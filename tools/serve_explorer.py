@@ -55,6 +55,9 @@ FILL_DELAY = 5  # s: a pool kernel taken by a page is replaced once the page has
 #: running (docs/performance.md; `pytest -s tests/test_explorer_serve.py -k waiting` prints it).
 KERNEL_START_S = 20
 TEMPLATE = "turs"
+#: Why a page waits (the loading text's last sentence): a pool whose kernels are taken, or no pool
+WHY_WAIT = {True: "All ready kernels are in use; the explorer runs its first fit.",
+            False: "This server keeps no kernel ready (--pool 0); the explorer runs its first fit."}
 #: The page template: Voila's lab template with the loading text of a page that waits for its kernel
 TEMPLATE_HTML = """{%- extends 'voila/templates/lab/index.html.j2' -%}
 {%- block body_header -%}
@@ -66,7 +69,7 @@ TEMPLATE_HTML = """{%- extends 'voila/templates/lab/index.html.j2' -%}
     const el = document.getElementById('loading_text');
     if (el) {
       el.textContent = 'Starting a kernel for you: about KERNEL_START_S s (' + Math.round((Date.now() - t0) / 1000)
-        + ' s so far). All ready kernels are in use; the explorer runs its first fit.';
+        + ' s so far). WHY_WAIT';
     }
   };
   window.update_loading_text = say;
@@ -97,20 +100,23 @@ def convert(source: Path = SOURCE, out: Path = OUT) -> Path:
     return out
 
 
-def write_template(folder: Path) -> Path:
-    """The page template ``turs`` under ``folder/share`` (give that to Voila as ``JUPYTER_PATH``)."""
+def write_template(folder: Path, pool: int = DEFAULT_POOL) -> Path:
+    """The page template ``turs`` under ``folder/share`` (give that to Voila as ``JUPYTER_PATH``);
+    its loading text says why the page waits with ``pool`` kernels kept ready."""
     target = folder / "share" / "voila" / "templates" / TEMPLATE
     target.mkdir(parents=True, exist_ok=True)
     (target / "conf.json").write_text(json.dumps({"base_template": "lab"}))
-    (target / "index.html.j2").write_text(TEMPLATE_HTML.replace("KERNEL_START_S", str(KERNEL_START_S)))
+    page = TEMPLATE_HTML.replace("KERNEL_START_S", str(KERNEL_START_S)).replace("WHY_WAIT", WHY_WAIT[pool > 0])
+    (target / "index.html.j2").write_text(page)
     return folder / "share"
 
 
-def server_env(notebook: Path) -> dict:
-    """Voila's environment: the Agg backend, numba's cache, and the page template's folder."""
+def server_env(notebook: Path, pool: int = DEFAULT_POOL) -> dict:
+    """Voila's environment: the Agg backend, numba's cache, and the page template's folder (its
+    loading text written for ``pool`` kernels kept ready)."""
     env = dict(os.environ, MPLBACKEND="Agg")
     env.setdefault("NUMBA_CACHE_DIR", str(REPO / "build" / "numba_cache"))
-    share = write_template(notebook.parent)
+    share = write_template(notebook.parent, pool)
     env["JUPYTER_PATH"] = os.pathsep.join([str(share)] + ([env["JUPYTER_PATH"]] if env.get("JUPYTER_PATH") else []))
     return env
 
@@ -205,7 +211,7 @@ def main(argv=None) -> int:
         print("jupytext is missing: pip install -e '.[notebooks,explorer]'", file=sys.stderr)
         return 2
     port = args.port or free_port(args.host)
-    env = server_env(notebook)
+    env = server_env(notebook, args.pool)
     cmd = voila_command(notebook, port, args.host, token, args.pool, args.cull_idle)
     proc = subprocess.Popen(cmd, cwd=notebook.parent, env=env, start_new_session=True)
     signal.signal(signal.SIGTERM, _interrupt)  # `kill` stops it as Ctrl-C does

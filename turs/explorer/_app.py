@@ -103,9 +103,13 @@ class SearchExplorer(PredictionMixin, PicturesMixin, W.VBox):
                                      continuous_update=False, style=wide, layout=W.Layout(width="260px"))
         self.beam_step = W.IntSlider(value=1, min=1, max=max(v.n_iterations(0), 1), description="beam iteration",
                                      continuous_update=False, style=wide, layout=W.Layout(width="280px"))
-        self.step = W.IntSlider(value=0, min=0, max=max(n_steps - 1, 0), description="step",
+        # the step through all searches, numbered from 1 as rule searches and beam iterations are
+        # (it read "step 0" beside "beam iteration 1")
+        self.step = W.IntSlider(value=1, min=1, max=max(n_steps, 1), description="step",
                                 continuous_update=False, style=wide, layout=W.Layout(width="300px"))
-        self.play = W.Play(value=0, min=0, max=max(n_steps - 1, 0), interval=1500, description="play")
+        # ipywidgets 8's Play: one play/pause button (its icon says which), stop (back to step 0), no repeat
+        self.play = W.Play(value=1, min=1, max=max(n_steps, 1), interval=1500, description="play",
+                           show_repeat=False)
         W.link((self.play, "value"), (self.step, "value"))
         self.prev_button = W.Button(description="\u25c0 previous", layout=W.Layout(width="110px"),
                                     tooltip="previous beam iteration (\u2190)")
@@ -338,7 +342,7 @@ class SearchExplorer(PredictionMixin, PicturesMixin, W.VBox):
     @_html.shows_errors("showing the step")
     def _on_step(self, change):
         if not self._busy:
-            self.show(*self.view.steps[change["new"]])
+            self.show(*self.view.steps[change["new"] - 1])
 
     @_html.shows_errors("selecting")
     def _on_candidate(self, change):
@@ -364,7 +368,7 @@ class SearchExplorer(PredictionMixin, PicturesMixin, W.VBox):
                     self.beam_step.value = 1
                 self.beam_step.max = n_it
             self.beam_step.value = self._it + 1
-            self.step.value = v.step_of(self._k, self._it)
+            self.step.value = v.step_of(self._k, self._it) + 1
         finally:
             self._busy = False
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ipywidgets as W
 
 from .. import style
+from ..rules import quote_name
 from . import _draw, _html
 from ._view import exact_literals
 
@@ -90,7 +91,7 @@ class RuleEditor(W.VBox):
         self.highlight = None  # index of the rule to fill in the picture
         self._tried = None
         L = W.Layout
-        self.text = W.Text(placeholder="x1 >= 1.0 AND x2 < 0.8", continuous_update=False,
+        self.text = W.Text(placeholder="X1 >= 1.0 AND X2 < 0.8", continuous_update=False,
                            description="rule", style={"description_width": "40px"}, layout=L(flex="1 1 auto"))
         self.try_button = W.Button(description="Try", button_style="primary", layout=L(width="80px"),
                                    tooltip="add the rule and show the MDL change (or press Enter)")
@@ -189,6 +190,8 @@ class RuleEditor(W.VBox):
                     w.value = value
             finally:
                 self._quiet = False
+            # the example in the empty box is a rule on this data's columns (a student types it as shown)
+            self.text.placeholder = example_rule(data, ex.x_feature.value, ex.y_feature.value)
         self.message.value = ""
         self.result.value = ("<div class='turs-note'>Type a rule and press Enter or Try: the rule is added to the "
                              "rule set below and scored exactly.</div>")
@@ -361,3 +364,24 @@ def renamed_after_removal(i: int, n_rules: int) -> str:
     else:
         names = f"R{moved[0][0]}\u2013R{moved[-1][0]} are now R{moved[0][1]}\u2013R{moved[-1][1]}"
     return f"The rules after R{i + 1} moved up one number: {names}."
+
+
+def example_rule(data, x: str, y: str) -> str:
+    """A rule on columns ``x`` and ``y`` of ``data`` (a :class:`~turs.explorer._data.DataView`),
+    as typed in the Edit rules tab: a numeric column split at its median (3 significant digits),
+    a categorical one equal to its first level. The box shows it as its example, so that typing
+    what the box shows gives a rule the data has, not an unknown column."""
+    import numpy as np
+
+    parts = []
+    for column, op in ((x, ">="), (y, "<")):
+        if column is None or column not in data.kinds or (column == x and op == "<"):
+            continue
+        if data.kinds[column] == "categorical":
+            parts.append(f"{quote_name(column)} = {quote_name(data.levels[column][0])}")
+        else:
+            values = data.df[column].to_numpy(dtype=float)
+            values = values[np.isfinite(values)]
+            if len(values):
+                parts.append(f"{quote_name(column)} {op} {float(f'{np.median(values):.3g}'):g}")
+    return " AND ".join(parts) or "X1 >= 1.0 AND X2 < 0.8"

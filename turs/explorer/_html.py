@@ -17,6 +17,10 @@ from . import _explain
 
 FONT_PX = 15
 TAB_PADDING_PX = 6  # inside the tabs (ipywidgets: 15 px): the width goes to the picture and the tables
+#: The panels beside the picture (Beam, Why, ..., Point) are at most the data picture's height
+#: (410 px at 100 dpi, ``_draw.DATA_FIGSIZE``) plus the tab's padding, and scroll inside: a beam of
+#: ten two-literal candidates (about 650 px) pushed the table's end and the page below the first screen.
+PANEL_MAX_PX = 410 + 2 * TAB_PADDING_PX
 #: The selected row's outline: the candidate colour of the pictures (``turs.style.CANDIDATE``).
 SELECTED = style.CANDIDATE
 
@@ -55,6 +59,7 @@ CSS = f"""
 .turs-explorer .turs-note {{color: #555; font-size: {FONT_PX - 1}px; line-height: 1.35;}}
 .turs-explorer .turs-panel {{line-height: 1.4; white-space: normal; overflow-wrap: break-word;}}
 .turs-explorer .turs-panels .widget-html {{width: calc(100% - 4px);}}
+.turs-explorer .turs-panels > .widget-tab-contents {{max-height: {PANEL_MAX_PX}px; overflow-y: auto;}}
 .turs-explorer .turs-panels .widget-html-content {{width: 100%;}}
 .turs-explorer .turs-panel table.turs-table td.turs-cond {{min-width: 120px;}}
 .turs-explorer .turs-panel table.turs-table td {{padding: 2px 4px;}}
@@ -80,15 +85,16 @@ CSS = f"""
 .turs-explorer .turs-why-prediction table.turs-table td.turs-cond {{white-space: normal; overflow-wrap: anywhere;
   text-align: left;}}
 .turs-explorer .turs-why-prediction .turs-pstep {{margin: 6px 0; padding: 2px 4px; border-left: 4px solid #ddd;}}
+.turs-explorer .turs-why-prediction .turs-predict-answer {{margin: 4px 0; padding: 2px 4px; background: #eef4fa;}}
 .turs-explorer .turs-why-prediction .turs-current-step {{border-left-color: {SELECTED}; background: #f6eef3;}}
 .turs-explorer .turs-svg-link {{margin-left: 8px; white-space: nowrap;}}
 .turs-explorer .turs-play {{width: auto !important; flex: 0 0 auto; margin-right: 8px;}}
 .turs-explorer .turs-play button {{width: auto !important; min-width: 64px; padding: 0 6px;}}
 .turs-explorer .turs-play button i.fa {{display: none;}}
-.turs-explorer .turs-play button:nth-of-type(1)::after {{content: "\\25B6  play";}}
-.turs-explorer .turs-play button:nth-of-type(2)::after {{content: "\\275A\\275A  pause";}}
-.turs-explorer .turs-play button:nth-of-type(3)::after {{content: "\\25A0  stop";}}
-.turs-explorer .turs-play button:nth-of-type(4)::after {{content: "\\21BB  repeat";}}
+.turs-explorer .turs-play button:has(i.fa-play)::after {{content: "\\25B6  play";}}
+.turs-explorer .turs-play button:has(i.fa-pause)::after {{content: "\\275A\\275A  pause";}}
+.turs-explorer .turs-play button:has(i.fa-stop)::after {{content: "\\25A0  stop";}}
+.turs-explorer .turs-play button:has(i.fa-retweet)::after {{content: "\\21BB  repeat";}}
 </style>
 """
 

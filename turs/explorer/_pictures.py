@@ -81,7 +81,7 @@ class PicturesMixin:
             title = f"why this prediction, step {step} of 3: no rule covers the star (the else-rule's rows)"
         final = self.view.accepted_before(self.view.n_searches)
         rules = [(f"R{i + 1}", final[i]["literals"]) for i in e["rules"]]
-        solid = e["union_mask"] if step >= 2 else np.zeros(len(e["union_mask"]), dtype=bool)
+        solid = e["union_mask"] if step >= 2 else None  # step 1: no rows solid, and no "solid:" note
         label = (f"the {e['n']:,} rows of the union" if e["rules"] else f"the {e['n']:,} rows no rule covers")
         proba = (e["counts"], e["proba"]) if step == 3 else None
         return (("data-point", self.point, step, x, y), title, lambda: _draw.data_figure(

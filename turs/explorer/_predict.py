@@ -63,8 +63,9 @@ class PredictionMixin:
         clicked one): ``rules`` (indices of the covering rules, from 0), ``rule_labels`` (R1...),
         ``rule_counts`` (each rule's own class counts), ``union_mask`` (the rows of the union of
         their covers; the rows no rule covers when none does), ``counts`` (its class counts),
-        ``n`` (its rows) and ``proba`` (the probabilities: ``counts / n``, the else-rule's
-        probabilities when no rule covers the row)."""
+        ``n`` (its rows), ``proba`` (the probabilities: ``counts / n``, the else-rule's
+        probabilities when no rule covers the row) and ``model_proba`` (``model.predict_proba``
+        of the row, computed, to check ``proba`` against; None without a model or data)."""
         row = self.point if row is None else int(row)
         v = self.view
         if row is None or not v.has_data:
@@ -89,9 +90,12 @@ class PredictionMixin:
             else_rule = getattr(v.model, "else_rule_", None)
             proba = (np.asarray(else_rule.probabilities, dtype=float) if else_rule is not None
                      else union / max(union.sum(), 1))
+        model_proba = None
+        if v.model is not None and self.data is not None and hasattr(v.model, "predict_proba"):
+            model_proba = np.asarray(v.model.predict_proba(self.data.df.iloc[[row]]), dtype=float)[0]
         return {"row": row, "rules": rules, "rule_labels": [f"R{i + 1}" for i in rules], "rule_counts": rule_counts,
                 "union_mask": mask, "counts": union, "n": int(union.sum()), "proba": proba,
-                "label": v.classes[int(v.y_codes[row])]}
+                "model_proba": model_proba, "label": v.classes[int(v.y_codes[row])]}
 
     def explain_point(self, row: int, step: int = 1):
         """Explain training row ``row``'s prediction (the Prediction panel, the Data picture at
@@ -213,8 +217,12 @@ def prediction_html(ex, e: dict) -> str:
     final = v.accepted_before(v.n_searches)
     out = [f"<div class='turs-panel turs-why-prediction'><b>Why this prediction</b> "
            f"<span class='turs-note'>(the fitted rule set, {len(final)} rules)</span>",
-           f"<div>the star: training row {row} (from 0), {values}; its class in the data: "
+           f"<div>the star: training row {row} (rows numbered from 0), {values}; its class in the data: "
            f"<b>{_html.esc(e['label'])}</b></div>"]
+    best = int(np.argmax(e["proba"]))
+    # the answer first (on a projector the steps below it may run past the first screen)
+    out.append(f"<div class='turs-predict-answer'>The rule set predicts <b>{_html.esc(classes[best])}</b> "
+               f"with P = {e['proba'][best]:.2f}; the steps say why.</div>")
     head = "".join(f"<th>{_html.esc(c)}</th>" for c in classes)
     step = e.get("step", ex.point_step)
     mark = lambda s: " turs-current-step" if s == step else ""  # noqa: E731 - one line
@@ -246,10 +254,20 @@ def prediction_html(ex, e: dict) -> str:
     out.append(f"<div class='turs-pstep{mark(3)}'><b>3. The probabilities</b>: {how}"
                f"<table class='turs-table turs-predict-proba-table'><thead><tr><th></th>{head}</tr></thead><tbody>"
                f"<tr class='turs-predict-proba'><td>P</td>{cells}</tr></tbody></table>"
-               f"<div class='turs-note'>the model predicts <b>{_html.esc(classes[int(np.argmax(e['proba']))])}"
-               "</b> (model.predict_proba gives the same)</div></div>")
+               f"<div class='turs-note turs-predict-check'>the model predicts <b>{_html.esc(classes[best])}</b> "
+               f"({_proba_check(e)})</div></div>")
     out.append("</div>")
     return "".join(out)
+
+
+def _proba_check(e: dict) -> str:
+    """What ``model.predict_proba`` of the row gives, beside the probabilities worked out here."""
+    got = e.get("model_proba")
+    if got is None:
+        return "no fitted model to check against"
+    if np.allclose(got, e["proba"], atol=5e-3):
+        return "model.predict_proba gives the same"
+    return "model.predict_proba gives " + ", ".join(f"{p:.2f}" for p in got) + ": NOT the same (the steps above do not hold for this row)"
 
 
 def _value(v) -> str:
