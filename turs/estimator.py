@@ -288,11 +288,8 @@ class TURSClassifier(ClassifierMixin, BaseEstimator):
         """A model from ``to_json``'s text, every field checked first (ValueError naming it)."""
         return model_file.loads(cls, s)
 
-    def __getstate__(self):
-        # a pickle (joblib, the explorer's worker) carries no training rows (a copy of __dict__)
-        state = dict(super().__getstate__())
-        state.pop("_train_rows_", None)
-        return state
+    def __getstate__(self):  # a pickle (joblib, the explorer's worker) carries no training rows
+        return {k: v for k, v in super().__getstate__().items() if k != "_train_rows_"}
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
