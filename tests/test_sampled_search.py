@@ -202,14 +202,14 @@ def test_the_study_datasets_with_over_20000_training_rows_never_sample(turs_data
 @pytest.mark.parametrize("random_state", [0, 1])
 def test_sampled_search_quality_against_the_exact_search(monkeypatch, random_state):
     """The sampled search's quality bounds (test AUC within 0.005, training MDL within 1% of the exact
-    search) on the issue's noisy generator, 20,000 training rows (fold 0), default settings:
+    search) on the scaling benchmark's noisy generator, 20,000 training rows (fold 0), default settings:
     the default fit, which switches to the sample once rows x groups reach the bound
     (``sample_when_costly``), and a fit that samples from its first search (the row threshold
     lowered), with the default sample sizes (10,000 rows, growing to 20,000 when a search
     finds nothing). ``random_state=1``: the draw where a switched fit on a quarter of the rows
-    came out 1.1% above the exact search's MDL, so smaller samples were not kept. Measured
-    2026-11-26 (this machine type): see ``docs/performance.md``, "Sampled search on costly
-    fits" and "Smaller samples for the switched fits"."""
+    came out 1.1% above the exact search's MDL, so smaller samples were not kept. The
+    measurements: ``docs/performance.md``, "Sampled search on costly fits" and "Smaller samples
+    for the switched fits"."""
     X, y = make_classification(n_samples=25000, n_features=20, n_informative=8, n_redundant=4, flip_y=0.05,
                                class_sep=0.8, random_state=random_state)
     tr, te = next(StratifiedKFold(5, shuffle=True, random_state=2).split(X, y))
