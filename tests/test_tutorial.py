@@ -537,6 +537,7 @@ def test_kit_student_notebook_with_the_teachers_answers_passes_every_check(kit, 
     assert got == pytest.approx(solved[2], abs=1e-12)
 
 
+@pytest.mark.subprocess
 def test_kit_student_notebook_runs_without_the_repository(kit, tmp_path):
     """A student installs the kit's wheel and has no clone: nothing before the first check may need
     the repository. Run those cells in a fresh Python in a folder outside it, with
