@@ -92,24 +92,24 @@ def _same_program(program, python: str) -> bool:
 subprocess.Popen._execute_child = _guarded_execute_child
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_setup(item):
+def _as_current(item):
+    """The guard's test while ``item`` sets up and runs (a hook wrapper's body)."""
     global _current_item
     _current_item = item
     try:
         yield
     finally:
         _current_item = None
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    yield from _as_current(item)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_call(item):
-    global _current_item
-    _current_item = item
-    try:
-        yield
-    finally:
-        _current_item = None
+    yield from _as_current(item)
 
 
 def _data_dir_line() -> str:
