@@ -269,9 +269,11 @@ def _proba_bars(fig, classes, counts, probabilities) -> None:
     n = int(np.sum(counts))
     ys = np.arange(len(classes))[::-1]
     for c, (yv, count, p) in enumerate(zip(ys, counts, probabilities)):
-        ax.barh(yv, p, color=CLASS_COLORS[c % len(CLASS_COLORS)], height=0.7)
-        ax.text(0.02, yv, f"{p:.2f} = {int(count)}/{n}", va="center", ha="left", fontsize=11, color="black",
-                bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.75))
+        # the bar in the lower half of its row, its words above it: never over the bar's colour
+        ax.barh(yv - 0.2, p, color=CLASS_COLORS[c % len(CLASS_COLORS)], height=0.35)
+        words = f"{p:.2f} = {int(count)}/{n}"  # 14 characters fit the bars' width at 10 pt
+        ax.text(0, yv + 0.2, words, va="center", ha="left", fontsize=max(8.0, min(10.0, 140 / len(words))),
+                color="black")
     ax.set_xlim(0, 1)
     ax.set_ylim(-0.6, len(classes) - 0.4)
     ax.set_yticks([])
