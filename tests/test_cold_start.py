@@ -392,7 +392,7 @@ def _not_a_folder(tmp_path, name):
 @pytest.mark.subprocess
 def test_no_writable_cache_folder_runs_the_kernels_uncached_and_says_so(tmp_path):
     """The package in a folder it cannot write to, ``NUMBA_CACHE_DIR`` unset and ``HOME`` not
-    writable: ``import turs`` works (numba used to raise "no locator available"), one warning
+    writable: ``import turs`` works (numba alone raises "no locator available"), one warning
     names ``NUMBA_CACHE_DIR``, and a small fit runs the kernels as Python."""
     import shutil
 

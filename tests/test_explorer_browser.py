@@ -313,8 +313,8 @@ def test_the_play_buttons_show_glyphs_the_page_has(page):
       return out;
     }""")
     assert missing == []
-    # the button labelled pause pauses: the search stays at its step (the old "pause" label sat on
-    # ipywidgets 8's stop button, which sends the search back to step 0)
+    # the button labelled pause pauses: the search stays at its step (ipywidgets 8's stop button,
+    # beside it, sends the search back to step 0)
     play = pg.locator(".turs-app").first.locator(".turs-play button:visible")  # (repeat: hidden)
     step = pg.locator(".turs-app").first.locator(".turs-step .widget-readout").first
     label = "b => getComputedStyle(b, '::after').content"

@@ -15,8 +15,8 @@ free one), the URL is printed, and Ctrl-C (or SIGTERM) stops Voila and the kerne
   (Voila's preheated kernel pool); a page then opens at once, and the kernel it took is replaced
   ``FILL_DELAY`` seconds later, once that page has rendered (a pooled page shows its first
   picture within a few seconds; a replacement started at the same moment would slow it). With
-  the old single kernel refilled a minute later, a second visitor within that minute waited for
-  a kernel of their own (44-55 s). Each kernel holds about 0.4 GB.
+  one kernel refilled a minute later, a second visitor within that minute waits for a kernel of
+  their own (44-55 s measured). Each kernel holds about 0.4 GB.
 * A page that finds the pool empty shows "Starting a kernel for you: about ``KERNEL_START_S`` s"
   with the seconds so far, instead of Voila's "Executing 3 of 9" (the page template ``turs``,
   written next to the notebook, extends Voila's ``lab``).

@@ -25,7 +25,8 @@ package), the same ``build/numba_cache``; otherwise (an installed wheel) where n
 numba takes the first of these it can write to; :func:`cache_folder` asks its locators, as
 numba does, which one that is. When none is writable the kernels are defined without a cache
 (``_config.NUMBA_CACHE`` is set to False before the first kernel module is imported), and
-one warning says so and how to set ``NUMBA_CACHE_DIR``; ``import turs`` used to fail there.
+one warning says so and how to set ``NUMBA_CACHE_DIR``, so ``import turs`` still works there
+(numba alone raises "no locator available").
 
 **Ready.** ``turs.warmup()`` compiles every kernel and then writes the ready mark
 ``turs-kernels-<stamp>.ready`` in the folder (:func:`mark_ready`). On a cold cache, a fit of a
