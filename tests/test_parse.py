@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import operator
+import re
 
 import numpy as np
 import pandas as pd
@@ -311,3 +312,29 @@ def test_parsed_condition_prints_exact_values():
     assert str(c) == "x > 0.30000000000000004"
     assert parse_rule(str(c)).conditions[0].lower == (">", 0.1 + 0.2)
 
+
+
+def test_a_box_of_bounds_is_a_rule_with_those_half_open_intervals():
+    """``{column: (low, high)}`` (the form of the simulated data's ground-truth boxes) resolves to
+    the rows with ``low <= x < high`` on every column, counted here by hand; None opens a side."""
+    from turs.datasets import OVERLAP_BLOCKADE_RULES, make_overlap_blockade_data
+
+    X, y = make_overlap_blockade_data(n=1000, seed=0)
+    model = TURSClassifier(max_rules=0).fit(X, y, initial_rules=list(OVERLAP_BLOCKADE_RULES[:2]))
+    for box, rule in zip(OVERLAP_BLOCKADE_RULES, model.rules_):
+        inside = np.ones(len(X), dtype=bool)
+        for col, (lo, hi) in box.items():
+            inside &= (X[col].to_numpy() >= lo) & (X[col].to_numpy() < hi)
+        assert rule.class_counts == tuple(np.bincount(y[inside], minlength=2))
+    open_low = TURSClassifier(max_rules=0).fit(X, y, initial_rules={"X1": (None, 1.0)})
+    assert sum(open_low.rules_[0].class_counts) == int((X["X1"].to_numpy() < 1.0).sum())
+
+
+@pytest.mark.parametrize("box, says", [({"X1": 3}, "maps each column to (low, high)"),
+                                       ({"X1": (None, None)}, "no bound for the column 'X1'")])
+def test_a_box_with_a_bad_bound_names_the_column_and_the_form(box, says):
+    from turs.datasets import make_overlap_blockade_data
+
+    X, y = make_overlap_blockade_data(n=200, seed=0)
+    with pytest.raises(ValueError, match=re.escape(says)):
+        TURSClassifier(max_rules=0).fit(X, y, initial_rules=[box])

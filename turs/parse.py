@@ -29,12 +29,13 @@ from __future__ import annotations
 import difflib
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
 
 from .mdl import columns_of, rule_model_bits
-from .rules import LOWER_OPS, cut_of_bound, quote_name
+from .rules import LOWER_OPS, Condition, cut_of_bound, quote_name
 
 __all__ = ["ParsedCondition", "ParsedRule", "ResolvedRule", "RuleSyntaxError", "parse_rule", "resolve_rules"]
 
@@ -289,14 +290,14 @@ class ResolvedRule:
 
 
 def resolve_rules(rules, encoder, Xe: np.ndarray, model_encoding: str = "turs2", first_index: int = 1) -> list:
-    """Each of ``rules`` (text, :class:`ParsedRule`, :class:`~turs.rules.Rule` or a sequence of
-    :class:`~turs.rules.Condition`) as a :class:`ResolvedRule` on ``encoder`` (fitted) and the
+    """Each of ``rules`` (text, :class:`ParsedRule`, :class:`~turs.rules.Rule`, a sequence of
+    :class:`~turs.rules.Condition` or a box ``{column: (low, high)}``) as a :class:`ResolvedRule` on ``encoder`` (fitted) and the
     encoded training matrix ``Xe``. Raises a ValueError naming the rule (numbered from
     ``first_index``, with its text) and the column for: a syntax error, an unknown column, a
     level the column does not have, an operator the column's kind does not take, two
     conditions on one column that are not one interval, a rule that covers no training row,
     or a numeric literal that leaves no candidate cut point to code it (Eq. 3.15)."""
-    if isinstance(rules, (str, ParsedRule)) or hasattr(rules, "conditions"):
+    if isinstance(rules, (str, ParsedRule, Mapping)) or hasattr(rules, "conditions"):
         rules = [rules]
     out = []
     for k, rule in enumerate(rules):
@@ -316,13 +317,33 @@ def _label(rule, number: int) -> str:
         text = rule.text
     elif hasattr(rule, "condition_text"):
         text = rule.condition_text()
+    elif isinstance(rule, Mapping):
+        text = " AND ".join(str(c) for c in _box_conditions(rule, f"rule {number}"))
     else:
         try:
             text = " AND ".join(str(c) for c in rule)
         except TypeError:
             raise TypeError(f"Rule {number} is a {type(rule).__name__}; a rule is its text, a parsed rule "
-                            "(turs.parse_rule), a turs.Rule or a sequence of turs.Condition.") from None
+                            "(turs.parse_rule), a turs.Rule, a sequence of turs.Condition or a box {column: (low, high)}.") from None
     return f"rule {number} ({text!r})"
+
+
+def _box_conditions(box: Mapping, label: str) -> list:
+    """A box ``{column: (low, high)}`` (``low <= x < high``; None for an open side, the form of
+    :data:`turs.datasets.OVERLAP_BLOCKADE_RULES`) as numeric :class:`~turs.rules.Condition`\ s."""
+    out = []
+    for column, bounds in box.items():
+        try:
+            low, high = bounds
+        except (TypeError, ValueError):
+            raise ValueError(f"The {label} gives {bounds!r} for the column {column!r}; a box maps each column to "
+                             "(low, high), meaning low <= x < high, with None for an open side, e.g. "
+                             "{'x': (0.0, 1.5)}.") from None
+        if low is None and high is None:
+            raise ValueError(f"The {label} gives no bound for the column {column!r}; give low, high or both.")
+        out.append(Condition(str(column), low=None if low is None else float(low),
+                             high=None if high is None else float(high)))
+    return out
 
 
 def _literals(rule, encoder, label: str) -> list:
@@ -332,7 +353,10 @@ def _literals(rule, encoder, label: str) -> list:
         parsed = parse_rule(rule)
         lits = [_from_parsed(c, encoder, index, label) for c in parsed.conditions]
     else:
-        conds = rule.conditions if hasattr(rule, "conditions") else tuple(rule)
+        if isinstance(rule, Mapping):
+            conds = _box_conditions(rule, label)
+        else:
+            conds = rule.conditions if hasattr(rule, "conditions") else tuple(rule)
         lits = [_from_condition(c, encoder, index, label) for c in conds]
     if not lits:
         raise ValueError(f"The {label} has no condition; a rule needs at least one.")
