@@ -172,6 +172,23 @@ def test_switches_run_and_give_valid_models(kw):
         assert len(m.rules_) <= 1
 
 
+def test_candidate_cuts_near_the_largest_float_are_finite_midpoints():
+    """Neighbours whose sum overflows (about 1.8e308) still get their mid-point, with no
+    overflow warning; an ordinary column keeps the bits of ``(a + b) / 2``."""
+    import warnings
+
+    from turs.encoding import candidate_cuts
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_array_equal(candidate_cuts(np.array([-1.7e308, 0.0, 1.7e308]), 20), [-8.5e307, 8.5e307])
+        np.testing.assert_allclose(candidate_cuts(np.array([1.6e308, 1.7e308]), 20), [1.65e308], rtol=1e-15)
+    x = np.random.default_rng(0).normal(size=500)
+    s = np.sort(x)
+    pos = np.linspace(0, len(x) - 2, 22).astype(np.int64)[1:-1]
+    np.testing.assert_array_equal(candidate_cuts(x, 20), (s[pos] + s[pos + 1]) / 2.0)
+
+
 def test_candidate_cuts_are_quantile_midpoints_with_repeats_kept():
     """Hand-computed cuts of the reference's scheme (module docstring of turs.encoding)."""
     from turs.encoding import candidate_cuts

@@ -277,15 +277,26 @@ def _cuts_and_distinct(x: np.ndarray, n_cut_points: int) -> tuple[np.ndarray, in
     if n_distinct <= 1:
         return np.empty(0), n_distinct
     if n_distinct == 2:
-        return np.array([(s[0] + s[-1]) / 2.0]), n_distinct
+        return _midpoints(s[:1], s[-1:]), n_distinct
     k = min(n_distinct - 1, n_cut_points)
     m = len(s) - 1  # the mid-points between neighbours, of which k are taken
     pos = np.linspace(0, m - 1, k + 2).astype(np.int64)[1:-1] if m > k else np.arange(m)
     left, right = s[pos], s[pos + 1]
-    cuts = (left + right) / 2.0
+    cuts = _midpoints(left, right)
     tied = left == right
     cuts[tied] = np.nextafter(left[tied], np.inf)
     return cuts, n_distinct
+
+
+def _midpoints(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """``(left + right) / 2``; where the sum overflows (values near +-1.8e308), ``left / 2 + right / 2``,
+    which is finite and, since halving is exact, the same number wherever the sum is finite."""
+    with np.errstate(over="ignore"):
+        mid = (left + right) / 2.0
+    wide = ~np.isfinite(mid)
+    if wide.any():
+        mid[wide] = left[wide] / 2.0 + right[wide] / 2.0
+    return mid
 
 
 def _is_categorical(s: pd.Series) -> bool:

@@ -330,7 +330,7 @@ def _label(rule, number: int) -> str:
 
 def _box_conditions(box: Mapping, label: str) -> list:
     """A box ``{column: (low, high)}`` (``low <= x < high``; None for an open side, the form of
-    :data:`turs.datasets.OVERLAP_BLOCKADE_RULES`) as numeric :class:`~turs.rules.Condition`\ s."""
+    :data:`turs.datasets.OVERLAP_BLOCKADE_RULES`) as numeric conditions (:class:`~turs.rules.Condition`)."""
     out = []
     for column, bounds in box.items():
         try:
