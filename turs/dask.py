@@ -55,6 +55,7 @@ from .encoding import EncodedColumn, FeatureEncoder, _is_categorical
 from .estimator import TURSClassifier
 from .fitted import json_label
 from .rules import PRINT_DIGITS, _exact_bound, _fmt, cut_of_bound
+from .search.row_store import CandidateCounts, RowStore
 
 __all__ = ["DaskTURSClassifier"]
 
@@ -445,30 +446,34 @@ def _sort_key(values):
 
 # ------------------------------------------------------------------------------ bins, digits
 class _Part:
-    """One partition as a worker keeps it: (d, m) uint8 bins, class codes, first global index, and
-    ``below``: per numeric column, per threshold asked for, how many of its values lie below it
-    (for the print digits of the cut points; small)."""
+    """One partition as a worker keeps it: its rows as a :class:`LocalRows` (the (d, m) uint8 bins,
+    class codes, overlap group ids, first global index), ``version`` the number of rules
+    added to its groups, and ``below``: per numeric column, per threshold asked for, how many of
+    its values lie below it (for the print digits of the cut points; small)."""
 
-    def __init__(self, bins, y, first, below):
-        self.bins, self.y, self.first, self.below = bins, y, int(first), below
+    def __init__(self, rows, first, below):
+        self.rows, self.first, self.below, self.version = rows, int(first), below, 0
 
     @property
     def m(self) -> int:
-        return self.y.shape[0]
+        return self.rows.n
 
 
 def _bin_partition(x_part, y_part, first, encoder, classes, thresholds):
+    from .search.row_store import LocalRows
+
     frame = _light_frame(x_part)
     m = len(frame)
     d = len(encoder.columns_)
     bins = encoder.bins_of(frame) if m else np.zeros((d, 0), np.uint8)
-    labels = np.asarray(y_part).ravel()
-    y = np.searchsorted(classes, labels).astype(np.min_scalar_type(max(len(classes) - 1, 0)))
+    y = np.searchsorted(classes, np.asarray(y_part).ravel()).astype(np.int64)
     below = {}
     for j, t in thresholds.items():
         xs = np.sort(encoder.column(frame, j)) if m else np.empty(0)
         below[j] = np.searchsorted(xs, t, side="left")
-    return _Part(bins, y, first, below)
+    del frame, x_part  # the floats go; the bins stay
+    rows = LocalRows(bins, y, encoder.n_bins_, encoder.binary_, len(classes), first_row=int(first))
+    return _Part(rows, first, below)
 
 
 def _digits_queries(encoder):
@@ -516,14 +521,14 @@ def _part_below(part: _Part):
 def _smallest_keys(part: _Part, quota, seed: int):
     from .search.sample_keys import partition_smallest
 
-    return partition_smallest(part.y, part.first + np.arange(part.m, dtype=np.int64), quota, seed)
+    return partition_smallest(part.rows.y, part.first + np.arange(part.m, dtype=np.int64), quota, seed)
 
 
 def _take(part: _Part, rows: np.ndarray):
     """The bins and class codes of the sorted global ``rows`` that lie in ``part``."""
     a, b = np.searchsorted(rows, [part.first, part.first + part.m])
     local = rows[a:b] - part.first
-    return part.bins[:, local], part.y[local].astype(np.int64)
+    return part.rows.bins[:, local], part.rows.y[local]
 
 
 def gather_sample(client, parts, class_counts, size: int, seed: int = 0):
@@ -538,6 +543,124 @@ def gather_sample(client, parts, class_counts, size: int, seed: int = 0):
     bins = np.ascontiguousarray(np.concatenate([t[0] for t in taken], axis=1)).astype(np.uint8, copy=False)
     y = np.concatenate([t[1] for t in taken]).astype(np.int64)
     return rows, bins, y
+
+
+# ---------------------------------------------------------------------------------- the store
+class _Stale:
+    """A partition's answer when its groups are behind the client's (a worker lost it and Dask
+    made it again from the input, or a copy of it was made on another worker)."""
+
+    def __init__(self, version: int):
+        self.version = version
+
+
+def _summary(part: _Part):
+    r = part.rows
+    return r.n, r.class_counts, r.bin_min, r.bin_max
+
+
+def _ask(part: _Part, version: int, method: str, args: tuple, replay):
+    """``part.rows.<method>(*args)`` on a partition whose groups are at ``version`` rules; a
+    partition behind replays ``replay = (from version, [add_rule arguments, ...])`` first, or
+    answers :class:`_Stale` when it has none that fits."""
+    if part.version != version:
+        if replay is None or replay[0] != part.version:
+            return _Stale(part.version)
+        for step in replay[1]:
+            part.rows.add_rule(*step)
+            part.version += 1
+    if method == "add_rule":
+        part.rows.add_rule(*args)
+        part.version += 1
+        return None
+    return getattr(part.rows, method)(*args)
+
+
+def _free(part: _Part):
+    part.rows.close()
+
+
+class DaskRows(RowStore):
+    """A :class:`~turs.search.row_store.RowStore` over partitions held by Dask workers (each a
+    ``LocalRows``): a call runs the same method on every partition and the client sums the
+    counts and takes the min/max of the extremes, exact in any order. The groups' history
+    (the rules added) stays on the client, so a partition made again after a worker was lost
+    replays it before answering."""
+
+    def __init__(self, client, parts, n_bins, binary, n_classes: int):
+        self.client, self.parts = client, list(parts)
+        self.n_bins = np.asarray(n_bins, dtype=np.int64)
+        self.binary = np.asarray(binary, dtype=bool)
+        self.d, self.n_classes = len(self.n_bins), int(n_classes)
+        summaries = client.gather(client.map(_summary, self.parts, pure=False))
+        sizes = np.array([s[0] for s in summaries], dtype=np.int64)
+        self.n = int(sizes.sum())
+        self.class_counts = np.sum([s[1] for s in summaries], axis=0).astype(np.int64)
+        live = [s for s in summaries if s[0] > 0]
+        self.bin_min = (np.min([s[2] for s in live], axis=0) if live else np.zeros(self.d)).astype(np.int64)
+        self.bin_max = (np.max([s[3] for s in live], axis=0) if live else np.zeros(self.d)).astype(np.int64)
+        self.version, self.history = 0, []
+
+    def _call(self, method: str, *args) -> list:
+        client = self.client
+        futures = client.map(_ask, self.parts, version=self.version, method=method, args=args, replay=None,
+                             pure=False)
+        out = client.gather(futures)
+        for _ in range(3):
+            if method == "add_rule":  # a partition one rule ahead added it before its answer was lost
+                out = [None if isinstance(r, _Stale) and r.version == self.version + 1 else r for r in out]
+            stale = [i for i, r in enumerate(out) if isinstance(r, _Stale)]
+            if not stale:
+                return out
+            again = [client.submit(_ask, self.parts[i], self.version, method, args,
+                                   (out[i].version, self.history[out[i].version:]), pure=False) for i in stale]
+            for i, r in zip(stale, client.gather(again)):
+                out[i] = r
+        raise RuntimeError("Partitions of the Dask row store stayed behind the fit's rule set after replays; "
+                           "the workers are losing data faster than the fit can replay it.")
+
+    def sample(self, size: int, seed: int = 0):
+        return gather_sample(self.client, self.parts, self.class_counts, size, seed)
+
+    def candidate_counts(self, candidates, n_groups: int) -> list:
+        candidates = [tuple(tuple(int(v) for v in lit) for lit in c) for c in candidates]
+        answers = self._call("candidate_counts", candidates, int(n_groups))
+        out = []
+        C = self.n_classes
+        for q, lits in enumerate(candidates):
+            parts = [a[q] for a in answers]
+            coverage = int(sum(p.coverage for p in parts))
+            ext = np.stack([p.extremes for p in parts]) if parts else np.full((0, len(lits), 2), -1)
+            reached = ext[:, :, 1] >= 0
+            lo = np.where(reached, ext[:, :, 0], np.iinfo(np.int64).max).min(axis=0) if parts else None
+            hi = np.where(reached, ext[:, :, 1], -1).max(axis=0) if parts else None
+            extremes = np.full((len(lits), 2), -1, dtype=np.int64)
+            any_row = reached.any(axis=0) if parts else np.zeros(len(lits), bool)
+            extremes[any_row, 0] = lo[any_row]
+            extremes[any_row, 1] = hi[any_row]
+            present_all = np.concatenate([p.present for p in parts]) if parts else np.zeros(0, np.int64)
+            present, inv = np.unique(present_all, return_inverse=True)
+            in_group = np.zeros((len(present), C), dtype=np.int64)
+            if len(present_all):
+                np.add.at(in_group, inv, np.concatenate([p.in_group for p in parts]))
+            outside = np.sum([p.outside for p in parts], axis=0).astype(np.int64) if parts else np.zeros(C, np.int64)
+            out.append(CandidateCounts(coverage, extremes, present.astype(np.int64), in_group, outside))
+        return out
+
+    def add_rule(self, literals, new_group, renumber) -> None:
+        step = (tuple(tuple(int(v) for v in lit) for lit in literals), np.asarray(new_group, dtype=np.int32),
+                None if renumber is None else np.asarray(renumber, dtype=np.int32))
+        self._call("add_rule", *step)
+        self.history.append(step)
+        self.version += 1
+
+    def close(self) -> None:
+        try:
+            self.client.gather(self.client.map(_free, self.parts, pure=False))
+        finally:
+            for f in self.parts:
+                f.release()
+            self.parts = []
 
 
 # --------------------------------------------------------------------------------- estimator
@@ -644,7 +767,7 @@ def _fit(model, X, y) -> TURSClassifier:
     lengths, starts, stats = first_pass(compute, parts_x, parts_y, model.n_cut_points)
     n = int(lengths.sum())
     if n == 0:
-        _as_frame(pd.DataFrame(columns=names) if names is not None else np.empty((0, 1)), None)  # its error
+        _as_frame(pd.DataFrame(columns=names) if names is not None else np.empty((0, X.shape[1])), None)  # its error
     labels = [s["labels"] for s in stats if s["labels"] is not None]
     classes = np.unique(np.concatenate([lab[0] for lab in labels]))
     class_counts = np.zeros(len(classes), np.int64)
@@ -675,7 +798,7 @@ def _fit(model, X, y) -> TURSClassifier:
                             for x, yp, first in zip(parts_x, parts_y, starts)])
     belows = client.gather(client.map(_part_below, parts))
     digits = _digits_table(encoder, queries, belows)
-    store = DaskRows(client, parts, encoder, class_counts)
+    store = DaskRows(client, parts, encoder.n_bins_, encoder.binary_, len(classes))
     named = is_frame and all(isinstance(c, str) for c in names)
     local = TURSClassifier(**params)
     try:

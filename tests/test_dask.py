@@ -1,0 +1,233 @@
+"""The fit from Dask collections (:mod:`turs.dask`) gives one machine's model, bit for bit.
+
+The encoder from partition statistics equals ``FeatureEncoder.fit`` on the whole table (random
+tables, in this process with small sketches so that the brackets narrow over several passes);
+the Dask row store answers as the in-memory one on the whole table; and on a ``LocalCluster``
+of two worker processes, ``DaskTURSClassifier`` gives the rules, MDL score and probabilities of
+``TURSClassifier().fit`` on the same rows for several partitionings, and the in-memory fit's
+errors for bad input.
+"""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+dask = pytest.importorskip("dask")
+dd = pytest.importorskip("dask.dataframe")
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+
+import turs.dask as td  # noqa: E402
+from turs import TURSClassifier  # noqa: E402
+from turs.encoding import FeatureEncoder  # noqa: E402
+from turs.search.row_store import LocalRows  # noqa: E402
+
+# the cluster's workers are Python processes
+pytestmark = pytest.mark.subprocess
+
+
+@pytest.fixture(scope="module")
+def client():
+    from distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      memory_limit="1.5GiB") as cluster, Client(cluster) as c:
+        yield c
+
+
+def _pieces(df, sizes):
+    """``df`` (a DataFrame or Series) as delayed partitions of the given lengths."""
+    assert sum(sizes) == len(df)
+    ends = np.cumsum([0, *sizes])
+    return [dask.delayed(df.iloc[a:b]) for a, b in zip(ends[:-1], ends[1:])]
+
+
+class _Piece:
+    """Partition ``i`` of a pandas object cut at ``ends`` (for ``dd.from_map``: a task per
+    partition; ``dd.from_delayed`` of in-memory pieces loses them when computed twice)."""
+
+    def __init__(self, obj, ends):
+        self.obj, self.ends = obj, ends
+
+    def __call__(self, i):
+        return self.obj.iloc[self.ends[i]:self.ends[i + 1]]
+
+
+def _frame(df, sizes):
+    """``df`` (a DataFrame or Series) as a dask collection with partitions of the given lengths."""
+    assert sum(sizes) == len(df)
+    ends = [int(v) for v in np.cumsum([0, *sizes])]
+    return dd.from_map(_Piece(df, ends), range(len(sizes)), meta=df.iloc[:0], enforce_metadata=False)
+
+
+_series = _frame
+
+
+def _sync(tasks):
+    return list(dask.compute(*tasks, scheduler="sync"))
+
+
+# ------------------------------------------------------------------------------- the encoder
+def _random_table(rng, n):
+    return pd.DataFrame({
+        "normal": rng.normal(size=n),
+        "ints": rng.integers(0, int(rng.integers(1, 30)), size=n).astype(float),
+        "ties": np.round(rng.normal(size=n), 1),
+        "colour": rng.choice(["red", "green", "blue"][:int(rng.integers(1, 4))], size=n),
+        "flag": rng.integers(0, 2, size=n),
+        "const": np.full(n, 3.5),
+    })
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("table", range(25))
+def test_encoder_from_partitions_equals_fit_on_the_whole_table(seed, table, monkeypatch):
+    # small sketches and gathers: the order statistics take several bracket passes
+    monkeypatch.setattr(td, "SKETCH_POINTS", 16)
+    monkeypatch.setattr(td, "GATHER_DISTINCT", 8)
+    rng = np.random.default_rng([seed, table])
+    n = int(rng.integers(1, 3000))
+    df = _random_table(rng, n)
+    k = int(rng.integers(1, 9))
+    sizes = rng.multinomial(n, rng.dirichlet(np.ones(k)))  # uneven, some maybe empty
+    n_cut_points = int(rng.choice([3, 20, 50]))
+    px, py = _pieces(df, sizes), _pieces(pd.Series(np.zeros(n)), sizes)
+    lengths, starts, stats = td.first_pass(_sync, px, py, n_cut_points)
+    np.testing.assert_array_equal(lengths, sizes)
+    np.testing.assert_array_equal(starts, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
+    got = td.fit_encoder(_sync, px, stats, n_cut_points, is_frame=True)
+    want = FeatureEncoder(n_cut_points=n_cut_points).fit(df)
+    want.from_dataframe_ = True  # learn.fit sets it for a DataFrame
+    assert got.to_dict() == want.to_dict()
+
+
+def test_order_statistics_on_heavy_ties_settle(monkeypatch):
+    # two values a million times each, the wanted ranks at their boundary: sketches alone
+    # cannot split them, the values with their counts do
+    monkeypatch.setattr(td, "SKETCH_POINTS", 16)
+    monkeypatch.setattr(td, "GATHER_DISTINCT", 8)
+    x = np.concatenate([np.full(1000, 1.0), np.full(1001, 2.0), np.linspace(3, 4, 500)])
+    df = pd.DataFrame({"x": np.random.default_rng(0).permutation(x)})
+    px, py = _pieces(df, [700, 1, 1300, 500]), _pieces(pd.Series(np.zeros(len(x))), [700, 1, 1300, 500])
+    _, _, stats = td.first_pass(_sync, px, py, 20)
+    got = td.fit_encoder(_sync, px, stats, 20, is_frame=True)
+    assert got.columns_[0].cuts == FeatureEncoder(n_cut_points=20).fit(df).columns_[0].cuts
+
+
+# ----------------------------------------------------------------------------- the row store
+def test_dask_rows_answer_as_local_rows_on_the_whole_table(client):
+    rng = np.random.default_rng(3)
+    n = 5000
+    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 5, size=n), "c": rng.choice(["u", "v", "w"], n)})
+    y = rng.integers(0, 3, size=n)
+    sizes = [1, 0, 2000, 999, 2000]
+    enc = FeatureEncoder(n_cut_points=10).fit(df)
+    classes = np.arange(3)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    parts = client.compute([dask.delayed(td._bin_partition)(x, yp, int(s), enc, classes, {})
+                            for x, yp, s in zip(_pieces(df, sizes), _pieces(pd.Series(y), sizes), starts)])
+    store = td.DaskRows(client, parts, enc.n_bins_, enc.binary_, 3)
+    local = LocalRows(enc.bins_of(df), y, enc.n_bins_, enc.binary_, 3)
+    for name in ("n", "d", "n_classes"):
+        assert getattr(store, name) == getattr(local, name)
+    for name in ("class_counts", "bin_min", "bin_max", "n_bins", "binary"):
+        np.testing.assert_array_equal(getattr(store, name), getattr(local, name))
+    for a, b in zip(store.sample(700, seed=5), local.sample(700, seed=5)):
+        np.testing.assert_array_equal(a, b)
+    d, n_bins = len(enc.columns_), enc.n_bins_
+    G = 0
+    for step in range(4):
+        cands = []
+        for _ in range(6):
+            k = int(rng.integers(1, 4))
+            lits = []
+            for j in rng.choice(d, size=k):
+                a = int(rng.integers(0, n_bins[j]))
+                lits.append((int(j), a, int(rng.integers(a + 1, n_bins[j] + 1))))
+            cands.append(tuple(lits))
+        for got, want in zip(store.candidate_counts(cands, G), local.candidate_counts(cands, G)):
+            assert got.coverage == want.coverage
+            for f in ("extremes", "present", "in_group", "outside"):
+                np.testing.assert_array_equal(getattr(got, f), getattr(want, f))
+        # add the first candidate: its rows in group g move to new_group[g] (new groups after the old)
+        new_group = np.arange(G + 1, dtype=np.int32) + G
+        new_group[-1] = 2 * G
+        store.add_rule(cands[0], new_group, None)
+        local.add_rule(cands[0], new_group, None)
+        G = 2 * G + 1
+    store.close()
+
+
+# ------------------------------------------------------------------------- errors, small fits
+def _message(fn):
+    with pytest.raises(ValueError) as e:
+        fn()
+    return str(e.value)
+
+
+def test_bad_input_gives_the_in_memory_fit_errors(client):
+    rng = np.random.default_rng(0)
+    n = 3000
+    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.integers(0, 4, size=n).astype(float)})
+    y = pd.Series(rng.integers(0, 2, size=n))
+    sizes = [1000, 1, 1999]
+    nan = df.copy()
+    nan.loc[2500, "b"] = np.nan  # in the third partition: its row 1499, the table's 2500
+    want = _message(lambda: TURSClassifier().fit(nan, y))
+    assert "row 2500" in want
+    assert _message(lambda: td.DaskTURSClassifier().fit(_frame(nan, sizes), _series(y, sizes))) == want
+    one = pd.Series(np.ones(n, dtype=int))
+    assert (_message(lambda: td.DaskTURSClassifier().fit(_frame(df, sizes), _series(one, sizes)))
+            == _message(lambda: TURSClassifier().fit(df, one)))
+    empty = df.iloc[:0]
+    assert (_message(lambda: td.DaskTURSClassifier().fit(_frame(empty, [0, 0]), _series(y.iloc[:0], [0, 0])))
+            == _message(lambda: TURSClassifier().fit(empty, y.iloc[:0])))
+    # X and y cut differently: a named error that says how to align them
+    msg = _message(lambda: td.DaskTURSClassifier().fit(_frame(df, sizes), _series(y, [1000, 2000])))
+    assert "3 partitions" in msg and "2" in msg and "align" in msg
+    msg = _message(lambda: td.DaskTURSClassifier().fit(_frame(df, sizes), _series(y, [1000, 2, 1998])))
+    assert "partition 1 has 1 rows of X and 2 labels" in msg
+
+
+def test_a_worker_with_another_turs_is_refused(client):
+    def set_version(v):
+        import turs
+
+        old = turs.__version__
+        turs.__version__ = v
+        return old
+
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"a": rng.normal(size=200)})
+    y = pd.Series(rng.integers(0, 2, size=200))
+    old = client.run(set_version, "0.0.0-other")
+    try:
+        with pytest.raises(RuntimeError, match="another turs"):
+            td.DaskTURSClassifier().fit(_frame(df, [200]), _series(y, [200]))
+    finally:
+        for w, v in old.items():
+            client.run(set_version, v, workers=[w])
+
+
+def test_small_table_fit_predict_and_to_local(client, tmp_path):
+    # at most SAMPLED_MIN_ROWS rows: one machine fits it exactly; the Dask fit gives that model
+    rng = np.random.default_rng(1)
+    n = 4000
+    df = pd.DataFrame({"a": rng.normal(size=n), "b": rng.choice(["x", "y", "z"], size=n)})
+    y = pd.Series(np.where((df["a"] > 0.3) & (df["b"] != "z"), "yes", "no"))
+    flip = rng.random(n) < 0.1
+    y[flip] = np.where(y[flip] == "yes", "no", "yes")
+    want = TURSClassifier().fit(df, y)
+    sizes = [1, 0, 1500, 2499]
+    model = td.DaskTURSClassifier().fit(_frame(df, sizes), _series(y, sizes))
+    assert str(model) == str(want) and model.mdl_score_ == want.mdl_score_
+    proba = model.predict_proba(_frame(df, sizes))
+    assert isinstance(proba, da.Array)
+    np.testing.assert_array_equal(proba.compute(), want.predict_proba(df))
+    np.testing.assert_array_equal(model.predict(_frame(df, sizes)).compute(), want.predict(df))
+    local = model.to_local()
+    assert type(local) is TURSClassifier and not hasattr(local, "_train_rows_")
+    back = TURSClassifier.from_json(local.to_json())
+    assert json.loads(back.to_json()) == json.loads(want.to_json())
+    np.testing.assert_array_equal(back.predict_proba(df), want.predict_proba(df))
