@@ -231,3 +231,23 @@ def test_small_table_fit_predict_and_to_local(client, tmp_path):
     back = TURSClassifier.from_json(local.to_json())
     assert json.loads(back.to_json()) == json.loads(want.to_json())
     np.testing.assert_array_equal(back.predict_proba(df), want.predict_proba(df))
+
+
+def test_print_digits_from_partitions_equal_the_whole_table():
+    # values a 6-digit bound cannot separate: the cuts print with more digits, as in memory
+    from turs.rules import print_digits_table
+
+    rng = np.random.default_rng(2)
+    n = 3000
+    x = 1.0 + rng.integers(0, 40, size=n) * 1e-7
+    df = pd.DataFrame({"x": x, "z": rng.normal(size=n) * 1e6, "c": rng.choice(["p", "q"], size=n)})
+    enc = FeatureEncoder(n_cut_points=20).fit(df)
+    want = print_digits_table(enc, enc.transform(df))
+    assert any(k[0] == 0 for k in want)  # the test means something: column x needs digits
+    sizes = [1, 1200, 0, 1799]
+    queries = td._digits_queries(enc)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    parts = [dask.delayed(td._bin_partition)(p, pd.Series(np.zeros(m)), s, enc, np.array([0.0]), queries)
+             for p, m, s in zip(_pieces(df, sizes), sizes, starts)]
+    parts = dask.compute(*parts, scheduler="sync")
+    assert td._digits_table(enc, queries, [p.below for p in parts]) == want

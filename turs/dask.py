@@ -44,7 +44,9 @@ are gathered to the client and fitted there: those are small.
 from __future__ import annotations
 
 import copy
+import logging
 import re
+import time
 
 import numpy as np
 import pandas as pd
@@ -58,6 +60,8 @@ from .rules import PRINT_DIGITS, _exact_bound, _fmt, cut_of_bound
 from .search.row_store import CandidateCounts, RowStore
 
 __all__ = ["DaskTURSClassifier"]
+
+log = logging.getLogger(__name__)
 
 #: Points of a partition's sketch of the sorted values inside a bracket (each pass narrows a
 #: bracket by about half this factor).
@@ -276,27 +280,44 @@ def _count_bounds(answer, v: np.ndarray):
     return low[j1], ext[j1], low[j2], ext[j2]
 
 
+class _Merged:
+    """The partitions' answers to one bracket, merged once for every rank asked of it."""
+
+    def __init__(self, answers):
+        self.below = int(sum(a[0] for a in answers))
+        live = [a for a in answers if a[1] > 0]
+        self.exact = all(a[2][0] == "pairs" for a in live)
+        if self.exact:
+            vals = np.concatenate([a[2][1] for a in live]) if live else np.empty(0)
+            cnts = np.concatenate([a[2][2] for a in live]) if live else np.zeros(0, np.int64)
+            order = np.argsort(vals, kind="stable")
+            self.values, self.cum = vals[order], np.cumsum(cnts[order])
+            return
+        probes = np.unique(np.concatenate([a[2][2] if a[2][0] == "sketch" else a[2][1] for a in live]))
+        self.probes = probes
+        self.lt_high = np.zeros(len(probes), np.int64)  # at most this many inside values < probe
+        self.le_low = np.zeros(len(probes), np.int64)  # at least this many <= probe
+        for a in live:
+            _, lt_hi, le_lo, _ = _count_bounds(a, probes)
+            self.lt_high += lt_hi
+            self.le_low += le_lo
+
+    def resolve(self, rank: int):
+        """``("value", v)`` for the value at global rank ``rank``, or ``("bracket", lo, hi)``, a
+        narrower bracket that holds it."""
+        r = rank - self.below
+        if self.exact:
+            return ("value", float(self.values[int(np.searchsorted(self.cum, r, side="right"))]))
+        lo = self.probes[int(np.searchsorted(self.lt_high, r, side="right")) - 1]
+        hi = self.probes[int(np.searchsorted(self.le_low, r + 1, side="left"))]
+        if lo == hi:
+            return ("value", float(lo))
+        return ("bracket", float(lo), float(hi))
+
+
 def _resolve(answers, rank: int):
-    """From the partitions' answers to one bracket: ``("value", v)`` for the value at global rank
-    ``rank``, or ``("bracket", lo, hi)``, a narrower bracket that holds it."""
-    below = sum(a[0] for a in answers)
-    r = rank - below
-    live = [a for a in answers if a[1] > 0]
-    if all(a[2][0] == "pairs" for a in live):
-        vals = np.concatenate([a[2][1] for a in live])
-        cnts = np.concatenate([a[2][2] for a in live])
-        order = np.argsort(vals, kind="stable")
-        vals, cnts = vals[order], cnts[order]
-        cum = np.cumsum(cnts)
-        return ("value", float(vals[int(np.searchsorted(cum, r, side="right"))]))
-    probes = np.unique(np.concatenate([a[2][2] if a[2][0] == "sketch" else a[2][1] for a in live]))
-    lt_hi = sum(_count_bounds(a, probes)[1] for a in live)
-    le_lo = sum(_count_bounds(a, probes)[2] for a in live)
-    lo = probes[np.flatnonzero(lt_hi <= r)[-1]]
-    hi = probes[np.flatnonzero(le_lo >= r + 1)[0]]
-    if lo == hi:
-        return ("value", float(lo))
-    return ("bracket", float(lo), float(hi))
+    """:meth:`_Merged.resolve` of the partitions' ``answers`` to one bracket."""
+    return _Merged(answers).resolve(rank)
 
 
 def cut_positions(n: int, n_distinct: int, n_cut_points: int) -> np.ndarray:
@@ -352,9 +373,9 @@ def fit_encoder(compute, parts_x, stats, n_cut_points: int, is_frame: bool, prog
     values = {name: {} for name in wanted}
     open_ = {}  # (name, rank) -> (lo, hi)
     for name, ranks in wanted.items():
-        answers = numeric[name][1]
+        merged = _Merged(numeric[name][1])
         for r in ranks:
-            res = _resolve(answers, int(r))
+            res = merged.resolve(int(r))
             if res[0] == "value":
                 values[name][int(r)] = res[1]
             else:
@@ -366,16 +387,18 @@ def fit_encoder(compute, parts_x, stats, n_cut_points: int, is_frame: bool, prog
             raise RuntimeError(f"The cut points' order statistics did not settle in {MAX_BRACKET_PASSES} passes; "
                                "this is a bug in turs.dask.")
         keys = sorted(open_)
-        queries = {}
+        queries = {}  # per column its distinct brackets (ranks pos and pos + 1 often share one)
         for name, r in keys:
-            queries.setdefault(name, []).append(open_[(name, r)])
+            if open_[(name, r)] not in queries.setdefault(name, []):
+                queries[name].append(open_[(name, r)])
         answers = compute([dask.delayed(_bracket_pass)(x, queries) for x in parts_x])
-        at = {name: 0 for name in queries}
+        merged = {}
         nxt = {}
         for name, r in keys:
-            i = at[name]
-            at[name] += 1
-            res = _resolve([a[name][i] for a in answers], r)
+            i = queries[name].index(open_[(name, r)])
+            if (name, i) not in merged:
+                merged[(name, i)] = _Merged([a[name][i] for a in answers])
+            res = merged[(name, i)].resolve(r)
             if res[0] == "value":
                 values[name][r] = res[1]
             else:
@@ -764,8 +787,10 @@ def _fit(model, X, y) -> TURSClassifier:
     def compute(tasks):
         return client.gather(client.compute(tasks))
 
+    t0 = time.perf_counter()
     lengths, starts, stats = first_pass(compute, parts_x, parts_y, model.n_cut_points)
     n = int(lengths.sum())
+    log.info("first pass: %d rows in %d partitions, %.1f s", n, len(lengths), time.perf_counter() - t0)
     if n == 0:
         _as_frame(pd.DataFrame(columns=names) if names is not None else np.empty((0, X.shape[1])), None)  # its error
     labels = [s["labels"] for s in stats if s["labels"] is not None]
@@ -790,16 +815,21 @@ def _fit(model, X, y) -> TURSClassifier:
         Xc, yc = dask.compute(X, y)
         local = TURSClassifier(**params).fit(Xc, np.asarray(yc))
         return local
-    from .learn import fit_from_store
-
-    encoder = fit_encoder(compute, parts_x, stats, model.n_cut_points, is_frame)
+    t0 = time.perf_counter()
+    encoder = fit_encoder(compute, parts_x, stats, model.n_cut_points, is_frame,
+                          progress=lambda k, left: log.info("order statistics: pass %d, %d left", k, left))
+    log.info("encoder: %.1f s", time.perf_counter() - t0)
+    t0 = time.perf_counter()
     queries = _digits_queries(encoder)
     parts = client.compute([dask.delayed(_bin_partition)(x, yp, int(first), encoder, classes, queries)
                             for x, yp, first in zip(parts_x, parts_y, starts)])
     belows = client.gather(client.map(_part_below, parts))
     digits = _digits_table(encoder, queries, belows)
     store = DaskRows(client, parts, encoder.n_bins_, encoder.binary_, len(classes))
+    log.info("bins on the workers: %.1f s", time.perf_counter() - t0)
     named = is_frame and all(isinstance(c, str) for c in names)
+    from .learn import fit_from_store
+
     local = TURSClassifier(**params)
     try:
         fit_from_store(local, encoder, classes, store, columns=names if named else None, digits=digits)
