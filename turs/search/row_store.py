@@ -186,26 +186,38 @@ class LocalRows(RowStore):
         lits = _checked_literals(literals, self.d, self.n_bins)
         return current()._bitmap_rows(self._cover(lits))
 
-    def candidate_counts(self, candidates, n_groups: int) -> list:
+    def _counts(self, rows: np.ndarray, extremes: np.ndarray, n_groups: int) -> CandidateCounts:
         C, G = self.n_classes, int(n_groups)
+        # one count per (group + 1, class): group -1 (outside M) first
+        codes = (self.group_ids[rows].astype(np.int64) + 1) * C + self.y[rows]
+        counts = np.bincount(codes, minlength=(G + 1) * C).reshape(-1, C)
+        if counts.shape[0] > G + 1:
+            raise ValueError(f"n_groups={G} is below the store's groups ({counts.shape[0] - 1}).")
+        present = np.flatnonzero(counts[1:].any(axis=1)).astype(np.int64)
+        return CandidateCounts(int(rows.shape[0]), extremes, present, counts[1:][present].astype(np.int64),
+                               counts[0].astype(np.int64))
+
+    def candidate_counts(self, candidates, n_groups: int) -> list:
         out = []
         for literals in candidates:
             lits = _checked_literals(literals, self.d, self.n_bins)
             extremes = np.full((len(lits), 2), -1, dtype=np.int64)
             rows = current()._bitmap_rows(self._cover(lits, extremes))
-            # one count per (group + 1, class): group -1 (outside M) first
-            codes = (self.group_ids[rows].astype(np.int64) + 1) * C + self.y[rows]
-            counts = np.bincount(codes, minlength=(G + 1) * C).reshape(-1, C)
-            if counts.shape[0] > G + 1:
-                raise ValueError(f"n_groups={G} is below the store's groups ({counts.shape[0] - 1}).")
-            present = np.flatnonzero(counts[1:].any(axis=1)).astype(np.int64)
-            out.append(CandidateCounts(int(rows.shape[0]), extremes, present,
-                                       counts[1:][present].astype(np.int64), counts[0].astype(np.int64)))
+            out.append(self._counts(rows, extremes, n_groups))
         return out
+
+    def rows_counts(self, rows, n_groups: int) -> CandidateCounts:
+        """:meth:`candidate_counts` of a rule given by its rows (local indices, no literal: no
+        extremes), for a rule whose thresholds are not on the cut points (in memory only)."""
+        return self._counts(np.asarray(rows, dtype=np.int64), np.zeros((0, 2), np.int64), n_groups)
 
     # ------------------------------------------------------------------ groups
     def add_rule(self, literals, new_group: np.ndarray, renumber: np.ndarray | None) -> None:
-        rows = self.covered_rows(literals)
+        self.add_rows(self.covered_rows(literals), new_group, renumber)
+
+    def add_rows(self, rows, new_group: np.ndarray, renumber: np.ndarray | None) -> None:
+        """:meth:`add_rule` of a rule given by its rows (local indices)."""
+        rows = np.asarray(rows, dtype=np.int64)
         new_group = np.asarray(new_group, dtype=np.int32)
         self.group_ids[rows] = new_group[self.group_ids[rows]]  # index -1: new_group[-1]
         if renumber is not None:
