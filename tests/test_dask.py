@@ -43,22 +43,18 @@ def _pieces(df, sizes):
     return [dask.delayed(df.iloc[a:b]) for a, b in zip(ends[:-1], ends[1:])]
 
 
-class _Piece:
-    """Partition ``i`` of a pandas object cut at ``ends`` (for ``dd.from_map``: a task per
-    partition; ``dd.from_delayed`` of in-memory pieces loses them when computed twice)."""
-
-    def __init__(self, obj, ends):
-        self.obj, self.ends = obj, ends
-
-    def __call__(self, i):
-        return self.obj.iloc[self.ends[i]:self.ends[i + 1]]
+def _same(piece):
+    return piece
 
 
 def _frame(df, sizes):
-    """``df`` (a DataFrame or Series) as a dask collection with partitions of the given lengths."""
+    """``df`` (a DataFrame or Series) as a dask collection with partitions of the given lengths
+    (``dd.from_map``: each task holds its piece; ``dd.from_delayed`` of in-memory pieces loses
+    them when computed twice)."""
     assert sum(sizes) == len(df)
     ends = [int(v) for v in np.cumsum([0, *sizes])]
-    return dd.from_map(_Piece(df, ends), range(len(sizes)), meta=df.iloc[:0], enforce_metadata=False)
+    pieces = [df.iloc[a:b] for a, b in zip(ends[:-1], ends[1:])]
+    return dd.from_map(_same, pieces, meta=df.iloc[:0], enforce_metadata=False)
 
 
 _series = _frame
@@ -251,3 +247,75 @@ def test_print_digits_from_partitions_equal_the_whole_table():
              for p, m, s in zip(_pieces(df, sizes), sizes, starts)]
     parts = dask.compute(*parts, scheduler="sync")
     assert td._digits_table(enc, queries, [p.below for p in parts]) == want
+
+
+# ---------------------------------------------------------------- the sampled fit, bit for bit
+def _binary_table(n=300_000, seed=0):
+    """``n`` rows (more than SAMPLED_MIN_ROWS: the sampled search) with rules to find and noise;
+    rows 1000..1999 all of class 0 (a partition of one class when cut there)."""
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({f"x{j}": rng.normal(size=n) for j in range(5)})
+    X["x5"] = rng.integers(0, 6, size=n).astype(float)
+    y = np.array(((X["x0"] > 0.5) & (X["x1"] < 1.0)) | (X["x2"] > 1.2) | (X["x5"] == 3))
+    y ^= rng.random(n) < 0.1
+    y = y.astype(int)
+    y[1000:2000] = 0
+    return X, pd.Series(y, name="label")
+
+
+@pytest.fixture(scope="module")
+def binary_fit():
+    X, y = _binary_table()
+    return X, y, TURSClassifier().fit(X, y)
+
+
+def _same_model(got, want, X, proba=None):
+    assert str(got) == str(want)
+    assert got.mdl_score_ == want.mdl_score_
+    assert got.mdl_breakdown_ == want.mdl_breakdown_
+    np.testing.assert_array_equal(got._patterns_, want._patterns_)
+    np.testing.assert_array_equal(got._pattern_counts_, want._pattern_counts_)
+    assert got.sampled_from_rule_ == want.sampled_from_rule_ == 0
+    np.testing.assert_array_equal(proba if proba is not None else got.predict_proba(X), want.predict_proba(X))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sizes", [[300_000], [1, 999, 1000, 0, 150_000, 48_000, 100_000]],
+                         ids=["one partition", "7 uneven: a single row, one class, an empty one"])
+def test_dask_fit_is_the_in_memory_fit(client, binary_fit, sizes):
+    X, y, want = binary_fit
+    model = td.DaskTURSClassifier().fit(_frame(X, sizes), _series(y, sizes))
+    proba = model.predict_proba(_frame(X, sizes)).compute()
+    _same_model(model, want, X, proba)
+    assert not hasattr(model, "_train_rows_")
+
+
+@pytest.mark.slow
+def test_dask_fit_from_arrays_in_8_partitions_is_the_in_memory_fit(client, binary_fit):
+    X, y, want = binary_fit
+    Xa = da.from_array(X.to_numpy(), chunks=(37_500, 3))  # row blocks of 8, column blocks joined
+    ya = da.from_array(y.to_numpy(), chunks=37_500)
+    model = td.DaskTURSClassifier().fit(Xa, ya)
+    assert str(model) == str(want) and model.mdl_score_ == want.mdl_score_
+    np.testing.assert_array_equal(model.predict_proba(Xa).compute(), want.predict_proba(X))
+    np.testing.assert_array_equal(model.predict(Xa).compute(), want.predict(X))
+
+
+@pytest.mark.slow
+def test_three_classes_and_a_categorical_column(client):
+    rng = np.random.default_rng(7)
+    n = 120_000
+    X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.exponential(size=n).round(2),
+                      "colour": rng.choice(["red", "green", "blue", "grey"], size=n), "c": rng.normal(size=n)})
+    y = np.where(X["a"] > 0.8, "high", np.where((X["colour"] == "blue") & (X["b"] < 0.5), "blue", "low"))
+    y = np.where(rng.random(n) < 0.15, rng.choice(["high", "blue", "low"], size=n), y)
+    y = pd.Series(y, name="label")
+    want = TURSClassifier().fit(X, y)
+    assert len(want.classes_) == 3 and any("colour" in str(r) for r in want.rules_)
+    sizes = [1, 0, 70_000, 49_999]
+    model = td.DaskTURSClassifier().fit(_frame(X, sizes), _series(y, sizes))
+    _same_model(model, want, X, model.predict_proba(_frame(X, sizes)).compute())
+    local = model.to_local()
+    back = TURSClassifier.from_json(local.to_json())
+    assert str(back) == str(want)
+    np.testing.assert_array_equal(back.predict_proba(X), want.predict_proba(X))

@@ -52,6 +52,8 @@ import numpy as np
 import pandas as pd
 
 from . import _config
+from ._compile import compile_bar
+from ._core.kernels import kernels_for_fit
 from ._validation import _as_frame, _cell_kind, _check_y, _decode_arrow_dictionaries
 from .encoding import EncodedColumn, FeatureEncoder, _is_categorical
 from .estimator import TURSClassifier
@@ -554,15 +556,22 @@ def _take(part: _Part, rows: np.ndarray):
     return part.rows.bins[:, local], part.rows.y[local]
 
 
+def _each(client, func, parts, *args) -> list:
+    """``func(part, *args)`` for every partition's future, where it lives; the answers in order.
+    (One task per partition, positional arguments: ``client.map`` with keyword arrays named the
+    same in two calls trips the scheduler.)"""
+    return client.gather([client.submit(func, part, *args, pure=False) for part in parts])
+
+
 def gather_sample(client, parts, class_counts, size: int, seed: int = 0):
     """``(rows, bins, y)``: the first ``size`` rows of the hash order (``sample_keys``), rows sorted."""
     from .search.sample_keys import class_quota, merge_prefix
 
     size = min(int(size), int(np.sum(class_counts)))
     quota = class_quota(class_counts, size)
-    smallest = client.gather(client.map(_smallest_keys, parts, quota=quota, seed=seed, pure=False))
+    smallest = _each(client, _smallest_keys, parts, quota, seed)
     rows = np.sort(merge_prefix(smallest, class_counts, size))
-    taken = client.gather(client.map(_take, parts, rows=rows, pure=False))
+    taken = _each(client, _take, parts, rows)
     bins = np.ascontiguousarray(np.concatenate([t[0] for t in taken], axis=1)).astype(np.uint8, copy=False)
     y = np.concatenate([t[1] for t in taken]).astype(np.int64)
     return rows, bins, y
@@ -615,7 +624,7 @@ class DaskRows(RowStore):
         self.n_bins = np.asarray(n_bins, dtype=np.int64)
         self.binary = np.asarray(binary, dtype=bool)
         self.d, self.n_classes = len(self.n_bins), int(n_classes)
-        summaries = client.gather(client.map(_summary, self.parts, pure=False))
+        summaries = _each(client, _summary, self.parts)
         sizes = np.array([s[0] for s in summaries], dtype=np.int64)
         self.n = int(sizes.sum())
         self.class_counts = np.sum([s[1] for s in summaries], axis=0).astype(np.int64)
@@ -626,9 +635,7 @@ class DaskRows(RowStore):
 
     def _call(self, method: str, *args) -> list:
         client = self.client
-        futures = client.map(_ask, self.parts, version=self.version, method=method, args=args, replay=None,
-                             pure=False)
-        out = client.gather(futures)
+        out = _each(client, _ask, self.parts, self.version, method, args, None)
         for _ in range(3):
             if method == "add_rule":  # a partition one rule ahead added it before its answer was lost
                 out = [None if isinstance(r, _Stale) and r.version == self.version + 1 else r for r in out]
@@ -679,7 +686,7 @@ class DaskRows(RowStore):
 
     def close(self) -> None:
         try:
-            self.client.gather(self.client.map(_free, self.parts, pure=False))
+            _each(self.client, _free, self.parts)
         finally:
             for f in self.parts:
                 f.release()
@@ -823,7 +830,7 @@ def _fit(model, X, y) -> TURSClassifier:
     queries = _digits_queries(encoder)
     parts = client.compute([dask.delayed(_bin_partition)(x, yp, int(first), encoder, classes, queries)
                             for x, yp, first in zip(parts_x, parts_y, starts)])
-    belows = client.gather(client.map(_part_below, parts))
+    belows = _each(client, _part_below, parts)
     digits = _digits_table(encoder, queries, belows)
     store = DaskRows(client, parts, encoder.n_bins_, encoder.binary_, len(classes))
     log.info("bins on the workers: %.1f s", time.perf_counter() - t0)
@@ -832,7 +839,9 @@ def _fit(model, X, y) -> TURSClassifier:
 
     local = TURSClassifier(**params)
     try:
-        fit_from_store(local, encoder, classes, store, columns=names if named else None, digits=digits)
+        # the search runs here, on the sample, with the kernels a fit of this size uses
+        with kernels_for_fit(n * len(encoder.columns_)) as kernels, compile_bar(kernels.compiling and model.verbose):
+            fit_from_store(local, encoder, classes, store, feature_names=names if named else None, digits=digits)
     finally:
         store.close()
     return local
