@@ -319,3 +319,55 @@ def test_three_classes_and_a_categorical_column(client):
     back = TURSClassifier.from_json(local.to_json())
     assert str(back) == str(want)
     np.testing.assert_array_equal(back.predict_proba(X), want.predict_proba(X))
+
+
+# ------------------------------------------------------------------------------------ faults
+@pytest.mark.slow
+def test_a_worker_lost_during_the_fit_gives_the_same_model(client, binary_fit, monkeypatch):
+    # after the second rule, one worker is restarted by its nanny: its partitions' bins and
+    # groups are gone; Dask bins them again from the input and they replay the rules added
+    X, y, want = binary_fit
+    sizes = [1, 999, 1000, 0, 150_000, 48_000, 100_000]
+    add_rule, seen = td.DaskRows.add_rule, []
+
+    def add_rule_then_lose_a_worker(self, *args):
+        add_rule(self, *args)
+        seen.append(self)
+        if len(seen) == 2:
+            client.restart_workers([sorted(client.scheduler_info()["workers"])[0]])
+
+    monkeypatch.setattr(td.DaskRows, "add_rule", add_rule_then_lose_a_worker)
+    model = td.DaskTURSClassifier().fit(_frame(X, sizes), _series(y, sizes))
+    assert len(seen) >= 3 and seen[0].replays > 0  # the lost partitions replayed the rules
+    _same_model(model, want, X)
+
+
+@pytest.mark.slow
+def test_ctrl_c_during_the_fit_leaves_nothing_on_the_workers(client, binary_fit, monkeypatch):
+    X, y, _ = binary_fit
+    sizes = [150_000, 150_000]
+
+    def interrupted(self, *args):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(td.DaskRows, "candidate_counts", interrupted)
+    model = td.DaskTURSClassifier()
+    with pytest.raises(KeyboardInterrupt):
+        model.fit(_frame(X, sizes), _series(y, sizes))
+    assert not hasattr(model, "rules_")
+    import time
+
+    for _ in range(50):  # the cancellations reach the scheduler
+        if not client.futures and not any(client.has_what().values()):
+            break
+        time.sleep(0.1)
+    assert not client.futures
+    assert not any(client.has_what().values())
+
+
+def test_import_turs_does_not_import_dask():
+    import subprocess
+    import sys
+
+    code = "import sys, turs; assert not [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')]"
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -608,10 +608,6 @@ def _ask(part: _Part, version: int, method: str, args: tuple, replay):
     return getattr(part.rows, method)(*args)
 
 
-def _free(part: _Part):
-    part.rows.close()
-
-
 class DaskRows(RowStore):
     """A :class:`~turs.search.row_store.RowStore` over partitions held by Dask workers (each a
     ``LocalRows``): a call runs the same method on every partition and the client sums the
@@ -632,6 +628,7 @@ class DaskRows(RowStore):
         self.bin_min = (np.min([s[2] for s in live], axis=0) if live else np.zeros(self.d)).astype(np.int64)
         self.bin_max = (np.max([s[3] for s in live], axis=0) if live else np.zeros(self.d)).astype(np.int64)
         self.version, self.history = 0, []
+        self.replays = 0  # partitions that replayed the rules after Dask made them again
 
     def _call(self, method: str, *args) -> list:
         client = self.client
@@ -642,6 +639,8 @@ class DaskRows(RowStore):
             stale = [i for i, r in enumerate(out) if isinstance(r, _Stale)]
             if not stale:
                 return out
+            self.replays += len(stale)
+            log.info("%d partitions made again by Dask replay the %d rules added", len(stale), self.version)
             again = [client.submit(_ask, self.parts[i], self.version, method, args,
                                    (out[i].version, self.history[out[i].version:]), pure=False) for i in stale]
             for i, r in zip(stale, client.gather(again)):
@@ -685,12 +684,11 @@ class DaskRows(RowStore):
         self.version += 1
 
     def close(self) -> None:
-        try:
-            _each(self.client, _free, self.parts)
-        finally:
-            for f in self.parts:
-                f.release()
-            self.parts = []
+        """Drop the partitions (the workers free them; no round trip, so that it also works
+        while a Ctrl-C unwinds the fit)."""
+        parts, self.parts = self.parts, []
+        if parts:
+            self.client.cancel(parts)
 
 
 # --------------------------------------------------------------------------------- estimator
@@ -830,9 +828,13 @@ def _fit(model, X, y) -> TURSClassifier:
     queries = _digits_queries(encoder)
     parts = client.compute([dask.delayed(_bin_partition)(x, yp, int(first), encoder, classes, queries)
                             for x, yp, first in zip(parts_x, parts_y, starts)])
-    belows = _each(client, _part_below, parts)
-    digits = _digits_table(encoder, queries, belows)
-    store = DaskRows(client, parts, encoder.n_bins_, encoder.binary_, len(classes))
+    try:
+        belows = _each(client, _part_below, parts)
+        digits = _digits_table(encoder, queries, belows)
+        store = DaskRows(client, parts, encoder.n_bins_, encoder.binary_, len(classes))
+    except BaseException:  # Ctrl-C or an error: the workers drop the bins
+        client.cancel(parts)
+        raise
     log.info("bins on the workers: %.1f s", time.perf_counter() - t0)
     named = is_frame and all(isinstance(c, str) for c in names)
     from .learn import fit_from_store
