@@ -364,10 +364,3 @@ def test_ctrl_c_during_the_fit_leaves_nothing_on_the_workers(client, binary_fit,
     assert not client.futures
     assert not any(client.has_what().values())
 
-
-def test_import_turs_does_not_import_dask():
-    import subprocess
-    import sys
-
-    code = "import sys, turs; assert not [m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')]"
-    subprocess.run([sys.executable, "-c", code], check=True)

@@ -103,6 +103,10 @@ def main() -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--compare", action="store_true", help="also fit TURSClassifier on the same rows here")
     args = p.parse_args()
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
+    logging.getLogger("turs.dask").setLevel(logging.INFO)  # the stages' times
 
     import dask.dataframe as dd
     from distributed import Client, LocalCluster

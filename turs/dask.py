@@ -556,11 +556,19 @@ def _take(part: _Part, rows: np.ndarray):
     return part.rows.bins[:, local], part.rows.y[local]
 
 
-def _each(client, func, parts, *args) -> list:
-    """``func(part, *args)`` for every partition's future, where it lives; the answers in order.
-    (One task per partition, positional arguments: ``client.map`` with keyword arrays named the
-    same in two calls trips the scheduler.)"""
-    return client.gather([client.submit(func, part, *args, pure=False) for part in parts])
+def _each(client, func, parts, *args, where=None) -> list:
+    """``func(part, *args)`` for every partition's future; the answers in order. ``where``: per
+    partition the worker to run it on when it can (where its groups were last moved: a copy
+    of a partition on another worker is behind, and would replay the rules). One task per
+    partition, positional arguments: ``client.map`` with keyword arrays named the same in two
+    calls trips the scheduler."""
+    return client.gather([client.submit(func, part, *args, pure=False, **_near(None if where is None else where[i]))
+                          for i, part in enumerate(parts)])
+
+
+def _near(worker) -> dict:
+    """``client.submit`` keywords: run on ``worker`` if it can, else anywhere."""
+    return {} if worker is None else {"workers": [worker], "allow_other_workers": True}
 
 
 def gather_sample(client, parts, class_counts, size: int, seed: int = 0):
@@ -621,6 +629,8 @@ class DaskRows(RowStore):
         self.binary = np.asarray(binary, dtype=bool)
         self.d, self.n_classes = len(self.n_bins), int(n_classes)
         summaries = _each(client, _summary, self.parts)
+        who = client.who_has(self.parts)
+        self.where = [sorted(who.get(f.key, ()))[0] if who.get(f.key) else None for f in self.parts]
         sizes = np.array([s[0] for s in summaries], dtype=np.int64)
         self.n = int(sizes.sum())
         self.class_counts = np.sum([s[1] for s in summaries], axis=0).astype(np.int64)
@@ -632,7 +642,7 @@ class DaskRows(RowStore):
 
     def _call(self, method: str, *args) -> list:
         client = self.client
-        out = _each(client, _ask, self.parts, self.version, method, args, None)
+        out = _each(client, _ask, self.parts, self.version, method, args, None, where=self.where)
         for _ in range(3):
             if method == "add_rule":  # a partition one rule ahead added it before its answer was lost
                 out = [None if isinstance(r, _Stale) and r.version == self.version + 1 else r for r in out]
@@ -642,7 +652,8 @@ class DaskRows(RowStore):
             self.replays += len(stale)
             log.info("%d partitions made again by Dask replay the %d rules added", len(stale), self.version)
             again = [client.submit(_ask, self.parts[i], self.version, method, args,
-                                   (out[i].version, self.history[out[i].version:]), pure=False) for i in stale]
+                                   (out[i].version, self.history[out[i].version:]), pure=False,
+                                   **_near(self.where[i])) for i in stale]
             for i, r in zip(stale, client.gather(again)):
                 out[i] = r
         raise RuntimeError("Partitions of the Dask row store stayed behind the fit's rule set after replays; "
