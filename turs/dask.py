@@ -46,6 +46,7 @@ from __future__ import annotations
 import copy
 import logging
 import re
+import threading
 import time
 
 import numpy as np
@@ -478,10 +479,24 @@ class _Part:
 
     def __init__(self, rows, first, below):
         self.rows, self.first, self.below, self.version = rows, int(first), below, 0
+        self.lock = threading.Lock()
 
     @property
     def m(self) -> int:
         return self.rows.n
+
+    def __getstate__(self):
+        # a copy (Dask moving or spilling the partition) never sees groups half moved by a
+        # rule, and its version is that of its groups; the covers' cache stays behind
+        with self.lock:
+            rows = copy.copy(self.rows)
+            rows.group_ids = self.rows.group_ids.copy()
+            rows._cache, rows._cache_bytes = {}, 0
+            return {"rows": rows, "first": self.first, "below": self.below, "version": self.version}
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.lock = threading.Lock()
 
 
 def _bin_partition(x_part, y_part, first, encoder, classes, thresholds):
@@ -571,15 +586,15 @@ def _near(worker) -> dict:
     return {} if worker is None else {"workers": [worker], "allow_other_workers": True}
 
 
-def gather_sample(client, parts, class_counts, size: int, seed: int = 0):
+def gather_sample(client, parts, class_counts, size: int, seed: int = 0, where=None):
     """``(rows, bins, y)``: the first ``size`` rows of the hash order (``sample_keys``), rows sorted."""
     from .search.sample_keys import class_quota, merge_prefix
 
     size = min(int(size), int(np.sum(class_counts)))
     quota = class_quota(class_counts, size)
-    smallest = _each(client, _smallest_keys, parts, quota, seed)
+    smallest = _each(client, _smallest_keys, parts, quota, seed, where=where)
     rows = np.sort(merge_prefix(smallest, class_counts, size))
-    taken = _each(client, _take, parts, rows)
+    taken = _each(client, _take, parts, rows, where=where)
     bins = np.ascontiguousarray(np.concatenate([t[0] for t in taken], axis=1)).astype(np.uint8, copy=False)
     y = np.concatenate([t[1] for t in taken]).astype(np.int64)
     return rows, bins, y
@@ -603,17 +618,18 @@ def _ask(part: _Part, version: int, method: str, args: tuple, replay):
     """``part.rows.<method>(*args)`` on a partition whose groups are at ``version`` rules; a
     partition behind replays ``replay = (from version, [add_rule arguments, ...])`` first, or
     answers :class:`_Stale` when it has none that fits."""
-    if part.version != version:
-        if replay is None or replay[0] != part.version:
-            return _Stale(part.version)
-        for step in replay[1]:
-            part.rows.add_rule(*step)
+    with part.lock:
+        if part.version != version:
+            if replay is None or replay[0] != part.version:
+                return _Stale(part.version)
+            for step in replay[1]:
+                part.rows.add_rule(*step)
+                part.version += 1
+        if method == "add_rule":
+            part.rows.add_rule(*args)
             part.version += 1
-    if method == "add_rule":
-        part.rows.add_rule(*args)
-        part.version += 1
-        return None
-    return getattr(part.rows, method)(*args)
+            return None
+        return getattr(part.rows, method)(*args)
 
 
 class DaskRows(RowStore):
@@ -660,7 +676,7 @@ class DaskRows(RowStore):
                            "the workers are losing data faster than the fit can replay it.")
 
     def sample(self, size: int, seed: int = 0):
-        return gather_sample(self.client, self.parts, self.class_counts, size, seed)
+        return gather_sample(self.client, self.parts, self.class_counts, size, seed, where=self.where)
 
     def candidate_counts(self, candidates, n_groups: int) -> list:
         candidates = [tuple(tuple(int(v) for v in lit) for lit in c) for c in candidates]
