@@ -320,6 +320,8 @@ def test_the_fitted_counts_and_breakdown_of_a_sampled_fit_are_those_of_its_rules
     assert np.array_equal(model._patterns_, patterns) and np.array_equal(model._pattern_counts_, counts)
     assert np.array_equal(model._train_covers_, packed)
     assert model.mdl_score_ == pytest.approx(breakdown.total, rel=1e-12)
+    assert model.mdl_breakdown_.data_bits == breakdown.data_bits  # the state's union counts, summed in order
+    assert model.mdl_breakdown_.n_overlap_groups == breakdown.n_overlap_groups
     assert model.mdl_breakdown_.rule_model_bits == pytest.approx(breakdown.rule_model_bits, abs=1e-9)
     assert model.mdl_breakdown_.rule_regret_bits == breakdown.rule_regret_bits
     assert model.mdl_score_ == pytest.approx(model._search_total_, rel=1e-12)

@@ -118,9 +118,10 @@ def fit_from_store(model, encoder, classes, store, columns=None, *, feature_name
     del sampler  # the sample and its search's tables
     store.close()  # what the store holds for the search (LocalRows: the prefix cache)
     literals = _threshold_literals(encoder, state.rules)
-    patterns, counts = state.pattern_counts()
+    patterns, counts, unions = state.pattern_counts()
     breakdown = score_pattern_counts(literals, None, patterns, counts, len(classes), [c.cuts for c in encoder.columns_],
-                                     encoder.binary_, model.model_encoding, rule_bits=[r.model_bits for r in state.rules])
+                                     encoder.binary_, model.model_encoding, rule_bits=[r.model_bits for r in state.rules],
+                                     unions=unions)
     rows = None
     if training_rows is not None:
         Xe, y_codes = training_rows
