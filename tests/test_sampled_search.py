@@ -300,19 +300,23 @@ def test_total_with_a_candidate_equals_building_the_rule_set():
     assert checked >= 10
 
 
-def test_the_fitted_counts_and_breakdown_of_a_sampled_fit_are_those_of_its_rules(monkeypatch):
+@pytest.mark.parametrize("given", [None, "x0 >= 0.1234"])
+def test_the_fitted_counts_and_breakdown_of_a_sampled_fit_are_those_of_its_rules(monkeypatch, given):
     """A fit that samples (thresholds lowered) takes its class counts per cover pattern and its
     MDL breakdown from the search's state of M on all rows, not from the rows: they equal
     those made from the rows' covers (``turs.row_passes.fitted_counts``), the breakdown to
-    within float sums, and the kept training covers are the rules' covers."""
+    within float sums, and the kept training covers are the rules' covers. A given rule whose
+    threshold is no cut point is placed by its rows."""
     from turs.row_passes import fitted_counts
 
     monkeypatch.setattr(_config, "SAMPLED_MIN_ROWS", 1000)
     monkeypatch.setattr(_config, "SEARCH_SAMPLE_ROWS", 500)
     monkeypatch.setattr(_config, "SEARCH_SAMPLE_MAX", 500)
     X, y = _noisy(2500, seed=4)
-    model = TURSClassifier(beam_width=5).fit(X, y)
-    assert model.sampled_from_rule_ == 0 and len(model.rules_) >= 3
+    model = TURSClassifier(beam_width=5).fit(X, y, initial_rules=given)
+    assert model.sampled_from_rule_ == (0 if given is None else 1) and len(model.rules_) >= 3
+    if given is not None:
+        assert model._literals_[0] == [(0, 0.1234, None)]
     enc = model.encoder_
     Xe = model._train_rows_
     patterns, counts, packed, breakdown = fitted_counts(model._literals_, Xe, y.astype(np.int64), 2,
@@ -320,6 +324,8 @@ def test_the_fitted_counts_and_breakdown_of_a_sampled_fit_are_those_of_its_rules
     assert np.array_equal(model._patterns_, patterns) and np.array_equal(model._pattern_counts_, counts)
     assert np.array_equal(model._train_covers_, packed)
     assert model.mdl_score_ == pytest.approx(breakdown.total, rel=1e-12)
+    assert model.mdl_breakdown_.data_bits == breakdown.data_bits  # the state's union counts, summed in order
+    assert model.mdl_breakdown_.n_overlap_groups == breakdown.n_overlap_groups
     assert model.mdl_breakdown_.rule_model_bits == pytest.approx(breakdown.rule_model_bits, abs=1e-9)
     assert model.mdl_breakdown_.rule_regret_bits == breakdown.rule_regret_bits
     assert model.mdl_score_ == pytest.approx(model._search_total_, rel=1e-12)

@@ -194,3 +194,6 @@ SEARCH_SAMPLE_SEED = 0
 CONFIRM_CANDIDATES = 20
 # Memory for the all-row bitmaps of the candidates' literal prefixes, kept over a fit's searches.
 PREFIX_CACHE_BYTES = 128 * 2**20
+# ... and at most this many bytes per training row (at least 16 MB): 48 MB at 10^6 rows, where
+# the cache was a third of the fit's peak (docs/performance.md, "Memory per row").
+PREFIX_CACHE_BYTES_PER_ROW = 48

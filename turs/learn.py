@@ -106,7 +106,8 @@ def fit_from_store(model, encoder, classes, store, columns=None, *, feature_name
     ``feature_names``: the input's column names. ``initial_rules``: rules placed on the training
     rows (:func:`turs.parse.resolve_rules`) the search starts from. ``training_rows``: ``(rows,
     class codes)`` to keep in memory for editing and the explorer (their packed covers are made
-    in one pass); None: the model keeps no training rows."""
+    in one pass); None: the model keeps no training rows. The store is closed once the search
+    ends (:meth:`~turs.search.row_store.RowStore.close`)."""
     set_inputs(model, encoder, classes, feature_names)
     constraints = guided.search_constraints(model, encoder)
     fixed = list(initial_rules)
@@ -114,10 +115,13 @@ def fit_from_store(model, encoder, classes, store, columns=None, *, feature_name
         digits = {} if columns is None else print_digits_table(encoder, columns, [r.literals for r in fixed])
     sampler = SampledSearch(store, model.model_encoding)
     state, searches, initial = _search(model, sampler.data, sampler, fixed, constraints, digits)
+    del sampler  # the sample and its search's tables
+    store.close()  # what the store holds for the search (LocalRows: the prefix cache)
     literals = _threshold_literals(encoder, state.rules)
-    patterns, counts = state.pattern_counts()
+    patterns, counts, unions = state.pattern_counts()
     breakdown = score_pattern_counts(literals, None, patterns, counts, len(classes), [c.cuts for c in encoder.columns_],
-                                     encoder.binary_, model.model_encoding, rule_bits=[r.model_bits for r in state.rules])
+                                     encoder.binary_, model.model_encoding, rule_bits=[r.model_bits for r in state.rules],
+                                     unions=unions)
     rows = None
     if training_rows is not None:
         Xe, y_codes = training_rows

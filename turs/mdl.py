@@ -353,7 +353,8 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary, model_encodin
 
 
 def score_pattern_counts(rules_literals, Xe, patterns, counts, n_classes, cuts, binary,
-                         model_encoding: str = "thesis", columns=None, rule_bits=None) -> MDLBreakdown:
+                         model_encoding: str = "thesis", columns=None, rule_bits=None,
+                         unions=None) -> MDLBreakdown:
     """:func:`score_literals` from the rows' class counts per cover pattern
     (:func:`turs.union_estimate.pattern_counts`) instead of the (n, K) cover matrix: the same
     numbers to the bit. The overlap groups are the non-empty patterns, taken in the order
@@ -362,20 +363,27 @@ def score_pattern_counts(rules_literals, Xe, patterns, counts, n_classes, cuts, 
     :func:`~turs._core.union_counts.union_counts_cheapest` gives), the terms added in that order.
     ``Xe`` (or ``columns``) is read only for the rules' model codes; with ``rule_bits`` (each
     rule's ``L(S)``, known to the caller) it is not read and may be None, and the regrets are
-    computed at the coverages alone (:class:`turs._core.regret.Regret`), the same bits."""
+    computed at the coverages alone (:class:`turs._core.regret.Regret`), the same bits.
+    ``unions``: each pattern's union counts when the caller has them (row by row with
+    ``patterns``; the empty pattern's row unused), instead of summing them again."""
     columns = None if rule_bits is not None else columns_of(Xe, columns)
     patterns = np.asarray(patterns, dtype=bool)
     counts = np.asarray(counts, dtype=np.int64)
     covered = patterns.any(axis=1) if patterns.shape[1] else np.zeros(len(patterns), dtype=bool)
     masks, group_counts = patterns[covered], counts[covered]
+    if unions is not None:
+        unions = np.asarray(unions, dtype=np.float64)[covered]
     if len(masks):
         packed = np.ascontiguousarray(np.packbits(masks, axis=1))
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
         order = np.argsort(keys, kind="stable")
         masks, group_counts = masks[order], group_counts[order]
+        if unions is not None:
+            unions = unions[order]
+    if unions is None:
+        unions = current().group_union_counts(masks, group_counts) if len(masks) else np.zeros((0, n_classes))
     dbits = 0.0
-    for term in nll_bits(group_counts, current().group_union_counts(masks, group_counts) if len(masks)
-                         else np.zeros((0, n_classes))):
+    for term in nll_bits(group_counts, unions):
         dbits += float(term)
     else_counts = counts[~covered].sum(axis=0) if (~covered).any() else np.zeros(n_classes, dtype=np.int64)
     dbits += float(nll_bits(else_counts, else_counts))

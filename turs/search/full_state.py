@@ -131,16 +131,21 @@ class FullState:
                 "total": float(self.total)}
 
     def pattern_counts(self) -> tuple:
-        """``(patterns, counts)`` as :func:`turs.union_estimate.pattern_counts` gives them for
-        the rows: each group's rule mask and class counts, and the empty pattern with the
-        else-rule's counts when a row has it, ordered by the number of rules, then the rules."""
+        """``(patterns, counts, unions)``: the patterns and counts as
+        :func:`turs.union_estimate.pattern_counts` gives them for the rows (each group's rule
+        mask and class counts, and the empty pattern with the else-rule's counts when a row has
+        it, ordered by the number of rules, then the rules), and each one's union counts (zeros
+        for the empty pattern)."""
         K, C = self.K, self.n_classes
         pats = [m for m in self.group_masks]
         cnts = [c for c in np.rint(self.group_counts).astype(np.int64)]
+        unis = [u for u in self.union_counts]
         if self.else_n > 0:
             pats.append(np.zeros(K, dtype=bool))
             cnts.append(self.else_counts.astype(np.int64))
+            unis.append(np.zeros(C))
         order = sorted(range(len(pats)), key=lambda p: (int(pats[p].sum()), np.flatnonzero(pats[p]).tolist()))
         patterns = np.array([pats[p] for p in order], dtype=bool).reshape(len(order), K)
         counts = np.array([cnts[p] for p in order], dtype=np.int64).reshape(len(order), C)
-        return patterns, counts
+        unions = np.array([unis[p] for p in order], dtype=np.float64).reshape(len(order), C)
+        return patterns, counts, unions

@@ -100,7 +100,7 @@ class LocalRows(RowStore):
 
     Covers are bitmaps of the rows (:mod:`turs._core.bitmaps`: ``n / 64`` words a literal),
     each literal prefix's kept with its bin extremes across calls (a search's candidates share
-    their first literals, and so do a fit's searches), ``PREFIX_CACHE_BYTES`` at most."""
+    their first literals, and so do a fit's searches), :meth:`cache_bytes` at most."""
 
     def __init__(self, bins, y, n_bins, binary, n_classes: int, first_row: int = 0):
         self.bins = np.ascontiguousarray(bins, dtype=np.uint8)
@@ -136,10 +136,17 @@ class LocalRows(RowStore):
         return rows, np.ascontiguousarray(self.bins[:, rows]), self.y[rows]
 
     # ------------------------------------------------------------------ covers
+    def cache_bytes(self) -> int:
+        """The cache's budget: ``PREFIX_CACHE_BYTES``, and ``PREFIX_CACHE_BYTES_PER_ROW`` a row
+        (at least 16 MB) when that is less."""
+        per_row = max(16 * 2**20, _config.PREFIX_CACHE_BYTES_PER_ROW * self.n)
+        return int(min(_config.PREFIX_CACHE_BYTES, per_row))
+
     def _remember(self, key, value, nbytes: int) -> None:
-        if nbytes > _config.PREFIX_CACHE_BYTES:
+        budget = self.cache_bytes()
+        if nbytes > budget:
             return
-        if self._cache_bytes + nbytes > _config.PREFIX_CACHE_BYTES:
+        if self._cache_bytes + nbytes > budget:
             self._cache.clear()
             self._cache_bytes = 0
         self._cache_bytes += nbytes
@@ -228,5 +235,6 @@ class LocalRows(RowStore):
                 part[inside] = renumber[part[inside]]
 
     def close(self) -> None:
+        """Free the cache (the store stays readable)."""
         self._cache.clear()
         self._cache_bytes = 0
