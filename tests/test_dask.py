@@ -4,8 +4,9 @@ The encoder from partition statistics equals ``FeatureEncoder.fit`` on the whole
 tables, in this process with small sketches so that the brackets narrow over several passes);
 the Dask row store answers as the in-memory one on the whole table; and on a ``LocalCluster``
 of two worker processes, ``DaskTURSClassifier`` gives the rules, MDL score and probabilities of
-``TURSClassifier().fit`` on the same rows for several partitionings, and the in-memory fit's
-errors for bad input.
+``TURSClassifier().fit`` on the same rows for several partitionings (with 1 and 2 scoring
+threads), also when a worker is restarted mid-fit, and the in-memory fit's errors for bad input;
+Ctrl-C leaves nothing on the workers.
 """
 import json
 
@@ -302,7 +303,12 @@ def test_dask_fit_from_arrays_in_8_partitions_is_the_in_memory_fit(client, binar
 
 
 @pytest.mark.slow
-def test_three_classes_and_a_categorical_column(client):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_three_classes_and_a_categorical_column(client, threads, monkeypatch):
+    # the search runs in this process for both fits, with 1 or 2 scoring threads
+    from turs import _config
+
+    monkeypatch.setattr(_config, "SCORING_THREADS", threads)
     rng = np.random.default_rng(7)
     n = 120_000
     X = pd.DataFrame({"a": rng.normal(size=n), "b": rng.exponential(size=n).round(2),
