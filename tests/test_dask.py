@@ -20,6 +20,8 @@ da = pytest.importorskip("dask.array")
 distributed = pytest.importorskip("distributed")
 
 import turs.dask as td  # noqa: E402
+from turs.dask import rows as tr  # noqa: E402
+from turs.dask import statistics as ts  # noqa: E402
 from turs import TURSClassifier  # noqa: E402
 from turs.encoding import FeatureEncoder  # noqa: E402
 from turs.search.row_store import LocalRows  # noqa: E402
@@ -80,8 +82,8 @@ def _random_table(rng, n):
 @pytest.mark.parametrize("seed", range(4))
 def test_encoder_from_partitions_equals_fit_on_the_whole_table(seed, monkeypatch):
     # small sketches and gathers: the order statistics take several bracket passes
-    monkeypatch.setattr(td, "SKETCH_POINTS", 16)
-    monkeypatch.setattr(td, "GATHER_DISTINCT", 8)
+    monkeypatch.setattr(ts, "SKETCH_POINTS", 16)
+    monkeypatch.setattr(ts, "GATHER_DISTINCT", 8)
     for table in range(25):
         rng = np.random.default_rng([seed, table])
         n = int(rng.integers(1, 3000))
@@ -90,10 +92,10 @@ def test_encoder_from_partitions_equals_fit_on_the_whole_table(seed, monkeypatch
         sizes = rng.multinomial(n, rng.dirichlet(np.ones(k)))  # uneven, some maybe empty
         n_cut_points = int(rng.choice([3, 20, 50]))
         px, py = _pieces(df, sizes), _pieces(pd.Series(np.zeros(n)), sizes)
-        lengths, starts, stats = td.first_pass(_sync, px, py, n_cut_points)
+        lengths, starts, stats = ts.first_pass(_sync, px, py, n_cut_points)
         np.testing.assert_array_equal(lengths, sizes)
         np.testing.assert_array_equal(starts, np.concatenate([[0], np.cumsum(sizes)[:-1]]))
-        got = td.fit_encoder(_sync, px, stats, n_cut_points, is_frame=True)
+        got = ts.fit_encoder(_sync, px, stats, n_cut_points, is_frame=True)
         want = FeatureEncoder(n_cut_points=n_cut_points).fit(df)
         want.from_dataframe_ = True  # learn.fit sets it for a DataFrame
         assert got.to_dict() == want.to_dict(), (seed, table)
@@ -102,13 +104,13 @@ def test_encoder_from_partitions_equals_fit_on_the_whole_table(seed, monkeypatch
 def test_order_statistics_on_heavy_ties_settle(monkeypatch):
     # two values a million times each, the wanted ranks at their boundary: sketches alone
     # cannot split them, the values with their counts do
-    monkeypatch.setattr(td, "SKETCH_POINTS", 16)
-    monkeypatch.setattr(td, "GATHER_DISTINCT", 8)
+    monkeypatch.setattr(ts, "SKETCH_POINTS", 16)
+    monkeypatch.setattr(ts, "GATHER_DISTINCT", 8)
     x = np.concatenate([np.full(1000, 1.0), np.full(1001, 2.0), np.linspace(3, 4, 500)])
     df = pd.DataFrame({"x": np.random.default_rng(0).permutation(x)})
     px, py = _pieces(df, [700, 1, 1300, 500]), _pieces(pd.Series(np.zeros(len(x))), [700, 1, 1300, 500])
-    _, _, stats = td.first_pass(_sync, px, py, 20)
-    got = td.fit_encoder(_sync, px, stats, 20, is_frame=True)
+    _, _, stats = ts.first_pass(_sync, px, py, 20)
+    got = ts.fit_encoder(_sync, px, stats, 20, is_frame=True)
     assert got.columns_[0].cuts == FeatureEncoder(n_cut_points=20).fit(df).columns_[0].cuts
 
 
@@ -122,9 +124,9 @@ def test_dask_rows_answer_as_local_rows_on_the_whole_table(client):
     enc = FeatureEncoder(n_cut_points=10).fit(df)
     classes = np.arange(3)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    parts = client.compute([dask.delayed(td._bin_partition)(x, yp, int(s), enc, classes, {})
+    parts = client.compute([dask.delayed(tr._bin_partition)(x, yp, int(s), enc, classes, {})
                             for x, yp, s in zip(_pieces(df, sizes), _pieces(pd.Series(y), sizes), starts)])
-    store = td.DaskRows(client, parts, enc.n_bins_, enc.binary_, 3)
+    store = tr.DaskRows(client, parts, enc.n_bins_, enc.binary_, 3)
     local = LocalRows(enc.bins_of(df), y, enc.n_bins_, enc.binary_, 3)
     for name in ("n", "d", "n_classes"):
         assert getattr(store, name) == getattr(local, name)
@@ -242,12 +244,12 @@ def test_print_digits_from_partitions_equal_the_whole_table():
     want = print_digits_table(enc, enc.transform(df))
     assert any(k[0] == 0 for k in want)  # the test means something: column x needs digits
     sizes = [1, 1200, 0, 1799]
-    queries = td._digits_queries(enc)
+    queries = tr._digits_queries(enc)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    parts = [dask.delayed(td._bin_partition)(p, pd.Series(np.zeros(m)), s, enc, np.array([0.0]), queries)
+    parts = [dask.delayed(tr._bin_partition)(p, pd.Series(np.zeros(m)), s, enc, np.array([0.0]), queries)
              for p, m, s in zip(_pieces(df, sizes), sizes, starts)]
     parts = dask.compute(*parts, scheduler="sync")
-    assert td._digits_table(enc, queries, [p.below for p in parts]) == want
+    assert tr._digits_table(enc, queries, [p.below for p in parts]) == want
 
 
 # ---------------------------------------------------------------- the sampled fit, bit for bit
@@ -334,7 +336,7 @@ def test_a_worker_lost_during_the_fit_gives_the_same_model(client, binary_fit, m
     # groups are gone; Dask bins them again from the input and they replay the rules added
     X, y, want = binary_fit
     sizes = [1, 999, 1000, 0, 150_000, 48_000, 100_000]
-    add_rule, seen = td.DaskRows.add_rule, []
+    add_rule, seen = tr.DaskRows.add_rule, []
 
     def add_rule_then_lose_a_worker(self, *args):
         add_rule(self, *args)
@@ -342,7 +344,7 @@ def test_a_worker_lost_during_the_fit_gives_the_same_model(client, binary_fit, m
         if len(seen) == 2:
             client.restart_workers([sorted(client.scheduler_info()["workers"])[0]])
 
-    monkeypatch.setattr(td.DaskRows, "add_rule", add_rule_then_lose_a_worker)
+    monkeypatch.setattr(tr.DaskRows, "add_rule", add_rule_then_lose_a_worker)
     model = td.DaskTURSClassifier().fit(_frame(X, sizes), _series(y, sizes))
     assert len(seen) >= 3 and seen[0].replays > 0  # the lost partitions replayed the rules
     _same_model(model, want, X)
@@ -356,7 +358,7 @@ def test_ctrl_c_during_the_fit_leaves_nothing_on_the_workers(client, binary_fit,
     def interrupted(self, *args):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(td.DaskRows, "candidate_counts", interrupted)
+    monkeypatch.setattr(tr.DaskRows, "candidate_counts", interrupted)
     model = td.DaskTURSClassifier()
     with pytest.raises(KeyboardInterrupt):
         model.fit(_frame(X, sizes), _series(y, sizes))
