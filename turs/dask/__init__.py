@@ -2,11 +2,11 @@
 ``TURSClassifier().fit`` on the same rows in one process, bit for bit, whatever the partitioning.
 
 >>> from distributed import Client                                   # doctest: +SKIP
->>> from turs.dask import DaskTURSClassifier
+>>> from turs.dask import DaskTURSClassifier                          # doctest: +SKIP
 >>> client = Client(...)                                             # doctest: +SKIP
 >>> model = DaskTURSClassifier().fit(ddf[features], ddf["label"])    # doctest: +SKIP
->>> proba = model.predict_proba(ddf[features])       # a dask array, partition by partition
->>> local = model.to_local()                         # a plain TURSClassifier
+>>> proba = model.predict_proba(ddf[features])  # a dask array, by partition  # doctest: +SKIP
+>>> local = model.to_local()                    # a plain TURSClassifier      # doctest: +SKIP
 
 **Why a separate class** (as ``lightgbm.dask`` and ``xgboost.dask`` do): a fit from Dask
 collections runs on a ``distributed`` Client and keeps no training rows in the client (a plain
@@ -23,20 +23,23 @@ collection returns a lazy dask array, where scikit-learn code expects numpy from
    position), checks every cell as the in-memory fit does (:mod:`turs._validation`: NaN, inf,
    mixed kinds; the error names the row by its global index) and returns each column's small
    statistics: its levels, or its values with their counts when a partition holds few distinct
-   ones, else a sketch of its sorted values.
+   ones, else a sketch (:mod:`turs.dask.statistics`).
 2. *The encoder* (:class:`~turs.encoding.FeatureEncoder`): the same cut points as one machine.
    A cut is the mid-point of two exact order statistics at ranks known from ``n``
    (:func:`turs.encoding.candidate_cuts`); each is found by brackets that narrow with each
    pass (per partition: how many values lie below the bracket and, inside it, the values and
-   their counts when few, else a sketch of their sorted values), exact whatever the order.
+   their counts when few, else some of them with the exact counts below and at each), exact
+   whatever the partitioning.
    Categorical levels are the sorted union of the partitions' levels.
-3. *Bins on the workers*: each partition is binned once with the encoder, kept on its worker as
-   (d, m) uint8 bins, class codes and its first global index; the floats are dropped.
+3. *Bins on the workers* (:mod:`turs.dask.rows`): each partition is binned once with the
+   encoder, kept on its worker as (d, m) uint8 bins, class codes, overlap group ids and its
+   first global index; the floats are dropped.
 4. *The fit*: :func:`turs.learn.fit_from_store` on a :class:`DaskRows` store: each question of
    the sampled search (counts of candidate rules, the rule set's overlap groups) is answered
    per partition by the in-memory store's own code and summed on the client; every such number
    is an integer count or a min/max, so the sums are exact in any order. The sample is the
    hash-key sample (:mod:`turs.search.sample_keys`): each partition gives its smallest keys.
+   A partition Dask makes again (a worker lost) replays the rules the client has added.
 
 Tables of at most ``SAMPLED_MIN_ROWS`` rows (which one machine fits exactly, without a sample)
 are gathered to the client and fitted there: those are small.
