@@ -232,6 +232,7 @@ def test_the_study_datasets_with_over_20000_training_rows_never_sample(turs_data
 
 @pytest.mark.skipif(os.environ.get("TURS_RUN_QUALITY") != "1",
                     reason="some minutes: CI runs it (.ci/run sets TURS_RUN_QUALITY=1), make test does not")
+@pytest.mark.timeout(3600)  # eight fits of 20,000 rows: minutes on a quiet machine, more when shared
 @pytest.mark.parametrize("random_state", [0, 1])
 def test_sampled_search_quality_against_the_exact_search(monkeypatch, random_state):
     """The sampled search's quality against the exact search on the scaling benchmark's noisy
