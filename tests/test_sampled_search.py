@@ -232,6 +232,7 @@ def test_the_study_datasets_with_over_20000_training_rows_never_sample(turs_data
 
 @pytest.mark.skipif(os.environ.get("TURS_RUN_QUALITY") != "1",
                     reason="some minutes: CI runs it (.ci/run sets TURS_RUN_QUALITY=1), make test does not")
+@pytest.mark.timeout(3600)  # eight fits of 20,000 rows: minutes on a quiet machine, more when shared
 @pytest.mark.parametrize("random_state", [0, 1])
 def test_sampled_search_quality_against_the_exact_search(monkeypatch, random_state):
     """The sampled search's quality against the exact search on the scaling benchmark's noisy
@@ -381,3 +382,27 @@ def test_the_sample_rule_set_extended_by_a_rule_equals_building_it():
         mapped = [sampler._on_sample_rules[id(r)][1] for r in state.rules]
         _identical_states(on, RuleSetState(sampler.data, mapped))
     assert state.K == 6
+
+
+@pytest.mark.parametrize("K", [0, 1, 3, 9, 17])
+def test_the_state_patterns_come_in_the_order_of_the_rows_pattern_counts(K):
+    """``FullState.pattern_counts`` orders the groups' masks (and the empty pattern) as
+    ``turs.union_estimate.pattern_counts`` orders the rows' patterns: by the number of rules,
+    then the rule indices (a sort of Python lists here, one sort of packed bytes there)."""
+    from turs.search.full_state import FullState
+
+    rng = np.random.default_rng(K)
+    masks = np.unique(rng.random((200, K)) < 0.3, axis=0)
+    masks = masks[masks.any(axis=1)] if K else masks[:0]
+    state = object.__new__(FullState)
+    state.K, state.n_classes, state.group_masks = K, 2, masks
+    state.group_counts = rng.integers(1, 5, (len(masks), 2)).astype(float)
+    state.union_counts = 2 * state.group_counts
+    state.else_counts, state.else_n = np.array([3, 4]), 7
+    patterns, counts, unions = state.pattern_counts()
+    pats = list(masks) + [np.zeros(K, bool)]
+    cnts = list(state.group_counts.astype(np.int64)) + [np.array([3, 4])]
+    want = sorted(range(len(pats)), key=lambda i: (int(pats[i].sum()), np.flatnonzero(pats[i]).tolist()))
+    assert np.array_equal(patterns, np.array([pats[i] for i in want]).reshape(len(want), K))
+    assert np.array_equal(counts, np.array([cnts[i] for i in want]))
+    assert np.array_equal(unions[1:], 2 * counts[1:]) and not unions[0].any()  # the empty pattern first

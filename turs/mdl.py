@@ -387,7 +387,8 @@ def score_pattern_counts(rules_literals, Xe, patterns, counts, n_classes, cuts, 
         dbits += float(term)
     else_counts = counts[~covered].sum(axis=0) if (~covered).any() else np.zeros(n_classes, dtype=np.int64)
     dbits += float(nll_bits(else_counts, else_counts))
-    rule_cov = patterns.T.astype(np.int64) @ counts.sum(axis=1)
+    rows = counts.sum(axis=1)  # each rule's cover, one column at a time: no (patterns, K) int64 copy
+    rule_cov = np.array([int(rows[patterns[:, k]].sum()) for k in range(patterns.shape[1])], dtype=np.int64)
     return _breakdown(rules_literals, Xe, n_classes, cuts, binary, model_encoding, columns, dbits, len(masks),
                       else_counts, rule_cov, rule_bits, int(counts.sum()))
 

@@ -135,17 +135,22 @@ class FullState:
         :func:`turs.union_estimate.pattern_counts` gives them for the rows (each group's rule
         mask and class counts, and the empty pattern with the else-rule's counts when a row has
         it, ordered by the number of rules, then the rules), and each one's union counts (zeros
-        for the empty pattern)."""
+        for the empty pattern). Among patterns of as many rules, the one with the smaller rule
+        index at the first place they differ comes first: the descending order of the masks'
+        bits, one sort of their packed bytes (no Python object per group)."""
         K, C = self.K, self.n_classes
-        pats = [m for m in self.group_masks]
-        cnts = [c for c in np.rint(self.group_counts).astype(np.int64)]
-        unis = [u for u in self.union_counts]
+        G = len(self.group_masks)
+        masks = self.group_masks.reshape(G, K)
+        counts = np.rint(self.group_counts).astype(np.int64).reshape(G, C)
+        unions = np.asarray(self.union_counts, dtype=np.float64).reshape(G, C)
         if self.else_n > 0:
-            pats.append(np.zeros(K, dtype=bool))
-            cnts.append(self.else_counts.astype(np.int64))
-            unis.append(np.zeros(C))
-        order = sorted(range(len(pats)), key=lambda p: (int(pats[p].sum()), np.flatnonzero(pats[p]).tolist()))
-        patterns = np.array([pats[p] for p in order], dtype=bool).reshape(len(order), K)
-        counts = np.array([cnts[p] for p in order], dtype=np.int64).reshape(len(order), C)
-        unions = np.array([unis[p] for p in order], dtype=np.float64).reshape(len(order), C)
-        return patterns, counts, unions
+            masks = np.concatenate([masks, np.zeros((1, K), dtype=bool)])
+            counts = np.concatenate([counts, self.else_counts.astype(np.int64)[None, :]])
+            unions = np.concatenate([unions, np.zeros((1, C))])
+        order = np.arange(len(masks))
+        if K and len(masks):
+            packed = np.ascontiguousarray(np.packbits(~masks, axis=1))
+            keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
+            order = np.argsort(keys, kind="stable")
+            order = order[np.argsort(masks.sum(axis=1)[order], kind="stable")]
+        return masks[order], counts[order], unions[order]
