@@ -42,7 +42,7 @@ export TURS_REPRODUCE_COMPUTE := $(COMPUTE)
 
 PYTEST_ARGS ?=
 
-.PHONY: help install check test reproduce bench bench-scale bench-scaling bench-cold-start clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
+.PHONY: help install check test reproduce bench bench-scale bench-scaling bench-cold-start bench-distributed clean competitors data explorer explorer-html experiments compare reference-check class lab FORCE
 
 help:
 	@echo "make targets:"
@@ -54,6 +54,7 @@ help:
 	@echo "  build/notebooks/X.ipynb  execute notebooks/X.py"
 	@echo "  bench              speed benchmark"
 	@echo "  bench-scale        1M-10M rows: fit time, peak RSS, test AUC, predict (SCALE_ROWS=$(SCALE_ROWS); figures/bench_scale.png)"
+	@echo "  bench-distributed  DaskTURSClassifier on a table made on 2 LocalCluster workers (DIST_ARGS=$(DIST_ARGS))"
 	@echo "  bench-scaling      scaling study (noisy 10k-1M rows, the large datasets; figures/scaling.*)"
 	@echo "  bench-cold-start   a new user's first fit on an empty compile cache (iris, noisy 20k; about 10 minutes)"
 	@echo "  experiments        run the benchmark (PROFILE, ALGORITHMS=$(ALGORITHMS)) into RESULTS=$(RESULTS); resumable"
@@ -179,6 +180,12 @@ bench: $(STAMP)
 SCALE_ROWS ?= 1000000 2000000 4000000 10000000
 bench-scale: $(STAMP)
 	$(PY) tools/bench_scale.py $(SCALE_ROWS) --stages --plot figures/bench_scale.png
+
+# DaskTURSClassifier on a table made partition by partition on the workers of a LocalCluster
+# (2 worker processes, 1 thread each): fit time, per-worker and client peak memory (tools/bench_distributed.py)
+DIST_ARGS ?= --rows 50000000 --partitions 100 --memory 5GiB
+bench-distributed: $(STAMP)
+	$(PY) tools/bench_distributed.py $(DIST_ARGS)
 
 bench-scaling: $(STAMP)
 	$(PY) tools/bench_speed.py --scaling-only $(BENCH_ARGS)

@@ -68,6 +68,23 @@ def test_regret_table_entries_are_the_single_entries_whatever_order_the_threads_
         assert np.array_equal(grown[1:], one_by_one)
 
 
+def test_regret_per_value_is_the_table_entry_without_the_table(monkeypatch):
+    """``Regret`` (the regret at the values asked, for a fit on many rows) gives the bits of the
+    table's entries, whether a table reaching them exists or not."""
+    import turs._core.regret as regret
+
+    values = [0, 1, 2, 63, 64, 65, 999, 30_000, 29_999]
+    for K in (1, 2, 5):
+        table = regret._log2_regret_table(30_000, K)
+        monkeypatch.setattr(regret, "_TABLES", {})  # no table made: each value on its own
+        fresh = regret.Regret(K)
+        assert [fresh[m] for m in values] == [float(table[m]) for m in values]
+        monkeypatch.setattr(regret, "_TABLES", {K: table[:100]})  # a table reaching some of them
+        assert [regret.Regret(K)[m] for m in values] == [float(table[m]) for m in values]
+    with pytest.raises(ValueError, match="m must be >= 0"):
+        regret.Regret(2)[-1]
+
+
 def test_regret_rejects_bad_input():
     with pytest.raises(ValueError, match="n must be >= 0"):
         log2_regret(-1, 2)

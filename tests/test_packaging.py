@@ -23,7 +23,8 @@ yaml = pytest.importorskip("yaml")
 REPO = Path(__file__).resolve().parent.parent
 
 # Optional parts that `import turs` must never pull in (extras: explorer, notebooks, competitors).
-OPTIONAL_TOP_LEVEL = {"ipywidgets", "voila", "papermill", "jupytext", "nbclient", "Orange", "weka", "jpype"}
+OPTIONAL_TOP_LEVEL = {"ipywidgets", "voila", "papermill", "jupytext", "nbclient", "Orange", "weka", "jpype", "dask",
+                      "distributed"}
 
 
 def normalise(requirement: str) -> str:

@@ -108,25 +108,25 @@ class Stages:
 
 
 def install_stages(stages: Stages) -> None:
-    """Wrap the fit's steps where the estimator's module calls them (a step it does not call
-    is simply not reported)."""
+    """Wrap the fit's steps where ``turs.learn`` (the fit, step by step) calls them (a step it
+    does not call is simply not reported)."""
     import turs.estimator as est
-    import turs.search.sampled as sampled
+    import turs.learn as learn
     from turs.encoding import FeatureEncoder
+    from turs.search.sampled import SampledSearch
 
     stages.wrap(FeatureEncoder, "fit", "encode: cut points")
     stages.wrap(FeatureEncoder, "transform", "encode: float table")
     stages.wrap(FeatureEncoder, "bins", "encode: bins")
     stages.wrap(FeatureEncoder, "bins_of", "encode: bins")
-    stages.wrap(est, "print_digits_table", "encode: print digits")
-    stages.wrap(est, "SearchData", "search data")
-    stages.wrap(sampled, "stratified_order", "sample order")
-    stages.wrap(est, "learn_rule_set", "rule search")
-    stages.wrap(est, "ColumnCache", "after search: column cache")
-    stages.wrap(est, "cover_matrix", "after search: covers")
-    stages.wrap(est, "pattern_counts", "after search: pattern counts")
-    stages.wrap(est, "score_literals", "after search: MDL score")
-    stages.wrap(est, "fitted_counts", "after search: counts, covers, MDL score")
+    stages.wrap(learn, "print_digits_table", "encode: print digits")
+    stages.wrap(learn, "SearchData", "search data")
+    stages.wrap(learn, "LocalRows", "row store")
+    stages.wrap(SampledSearch, "full_state", "M on all rows (initial)")
+    stages.wrap(learn, "learn_rule_set", "rule search")
+    stages.wrap(learn, "score_pattern_counts", "after search: MDL score")
+    stages.wrap(learn, "packed_covers", "after search: training covers")
+    stages.wrap(learn, "fitted_counts", "after search: counts, covers, MDL score")
     stages.wrap(est.TURSClassifier, "_build_rules", "model build")
 
 

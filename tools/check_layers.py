@@ -42,6 +42,8 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("fitted-model operations: its fields, editing, model files, explanations",
      ("turs.fitted", "turs.edit", "turs.model_file", "turs._model_fields", "turs.explain")),
     ("estimator", ("turs.estimator", "turs.learn", "turs._params", "turs._warmup", "turs.__main__", "turs")),
+    # The fit from Dask collections: the estimator's fit on a row store of partitions on workers.
+    ("distributed fit", ("turs.dask",)),
     # What the harness asks of a learner; the competitors implement it, the harness runs them.
     ("adapter interface", ("turs.adapter",)),
     ("competitors", ("turs.competitors",)),

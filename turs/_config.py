@@ -188,7 +188,12 @@ SAMPLE_WHEN_ROWS_X_GROUPS = 4_000_000
 # When no candidate of a search on the sample is accepted on all rows, the sample doubles and
 # the search runs again, up to this many rows.
 SEARCH_SAMPLE_MAX = 20_000
+# The seed of the sample's hash order (turs.search.sample_keys): 0 makes every fit repeatable.
+SEARCH_SAMPLE_SEED = 0
 # Candidates (distinct rules, best r on the sample first) scored exactly on all rows per search.
 CONFIRM_CANDIDATES = 20
 # Memory for the all-row bitmaps of the candidates' literal prefixes, kept over a fit's searches.
 PREFIX_CACHE_BYTES = 128 * 2**20
+# ... and at most this many bytes per training row (at least 16 MB): 48 MB at 10^6 rows, where
+# the cache was a third of the fit's peak (docs/performance.md, "Memory per row").
+PREFIX_CACHE_BYTES_PER_ROW = 48

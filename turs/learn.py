@@ -8,7 +8,8 @@
 3. The beam search (Algorithm 3, :func:`turs.search.learn_rule_set`) adds rules while the MDL
    score improves, with a progress bar, a time limit and Ctrl-C between kernel calls
    (:mod:`turs._fit_control`), on a sample of the rows for large tables
-   (:mod:`turs.search.sampled`).
+   (:mod:`turs.search.sampled`; the rows behind a row store, :func:`fit_from_store`, which a
+   table in partitions calls too).
 4. The rule set found is scored exactly on all rows (:func:`turs.mdl.score_literals`) and written
    into the estimator (:mod:`turs.fitted`).
 """
@@ -25,14 +26,16 @@ from ._core.kernels import switch_when_ready
 from ._validation import _as_frame, _check_y, as_pandas
 from .encoding import BinnedRows, FeatureEncoder
 from .fitted import TrainingRows, json_label, set_inputs, set_rule_set
-from .row_passes import fitted_counts
+from .mdl import score_pattern_counts
+from .row_passes import fitted_counts, packed_covers
 from .parse import ResolvedRule, resolve_rules
 from .rules import print_digits_table
 from .search import RuleSetState, SearchData, SearchSettings, learn_rule_set
+from .search.row_store import LocalRows
 from .search.sampled import SampledSearch, sample_when_costly, uses_sample
 from .trace import SearchTrace, candidate_describer, trace_mode
 
-__all__ = ["fit", "table_cells"]
+__all__ = ["fit", "fit_from_store", "table_cells"]
 
 
 def table_cells(X) -> int:
@@ -64,12 +67,15 @@ def fit(model, X, y, initial_rules=None):
     fixed = [] if initial_rules is None else resolve_rules(initial_rules, encoder, Xe, model.model_encoding)
     guided.check_given_rules(fixed, constraints, encoder)
     digits = print_digits_table(encoder, Xe, [r.literals for r in fixed])
+    if uses_sample(len(y_codes), model.exact):  # no SearchData of all rows: the rows behind a store
+        store = LocalRows(Xe.bins, y_codes, encoder.n_bins_, encoder.binary_, len(classes))
+        return fit_from_store(model, encoder, classes, store, Xe, feature_names=X.columns if named else None,
+                              initial_rules=fixed, digits=digits, training_rows=(Xe, y_codes))
     data = SearchData(Xe.bins, y_codes, encoder.n_bins_, encoder.binary_, len(classes),
                       model.model_encoding)
-    state, searches, initial = _search(model, data, fixed, constraints, digits)
+    state, searches, initial = _search(model, data, None, fixed, constraints, digits)
 
-    literals = [list(r.literals) if isinstance(r, ResolvedRule) else [encoder.thresholds(*lit) for lit in r.literals]
-                for r in state.rules]
+    literals = _threshold_literals(encoder, state.rules)
     total = state.total
     del state, data  # the search's row lists and sample go before the covers are made
     # What prediction reads: the class counts per cover pattern (the one path of a fitted and of
@@ -79,20 +85,73 @@ def fit(model, X, y, initial_rules=None):
     patterns, counts, packed_covers, breakdown = fitted_counts(
         literals, Xe, y_codes, len(classes), [c.cuts for c in encoder.columns_], encoder.binary_,
         model.model_encoding)
-    trace = None
-    if model.record_trace:
-        trace = SearchTrace(searches, initial, len(y_codes), encoder.names_, [json_label(c) for c in classes],
-                            [list(c.cuts) for c in encoder.columns_], [c.kind for c in encoder.columns_])
+    trace = _trace(model, encoder, classes, searches, initial, len(y_codes))
     sampled_from = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
     return set_rule_set(model, literals, patterns, counts, breakdown, digits, trace,
                         rows=TrainingRows(Xe, y_codes.astype(np.min_scalar_type(len(classes) - 1)), packed_covers),
                         search={"total": total, "sampled_from_rule": sampled_from})
 
 
-def _search(model, data: SearchData, fixed: list, constraints, digits: dict):
+def fit_from_store(model, encoder, classes, store, columns=None, *, feature_names=None, initial_rules=(),
+                   digits=None, training_rows=None):
+    """Fit ``model`` (a ``TURSClassifier`` whose parameters are checked) on the rows of ``store``
+    (a :class:`~turs.search.row_store.RowStore`: the bins of ``encoder``, fitted, and the class
+    codes of ``classes``, sorted) with the sampled search (:mod:`turs.search.sampled`); returns
+    it. The rule set, its class counts per cover pattern and its MDL breakdown come from the
+    search's state of ``M`` on all rows (the store's counts); no row list of all rows is made.
+
+    ``columns``: what reads the training rows' encoded columns (a
+    :class:`~turs.encoding.BinnedRows`), for the print digits of the cut points when ``digits``
+    is None (None: no digits table, thresholds print with 6 significant digits).
+    ``feature_names``: the input's column names. ``initial_rules``: rules placed on the training
+    rows (:func:`turs.parse.resolve_rules`) the search starts from. ``training_rows``: ``(rows,
+    class codes)`` to keep in memory for editing and the explorer (their packed covers are made
+    in one pass); None: the model keeps no training rows. The store is closed once the search
+    ends (:meth:`~turs.search.row_store.RowStore.close`)."""
+    set_inputs(model, encoder, classes, feature_names)
+    constraints = guided.search_constraints(model, encoder)
+    fixed = list(initial_rules)
+    if digits is None:
+        digits = {} if columns is None else print_digits_table(encoder, columns, [r.literals for r in fixed])
+    sampler = SampledSearch(store, model.model_encoding)
+    state, searches, initial = _search(model, sampler.data, sampler, fixed, constraints, digits)
+    del sampler  # the sample and its search's tables
+    store.close()  # what the store holds for the search (LocalRows: the prefix cache)
+    literals = _threshold_literals(encoder, state.rules)
+    patterns, counts, unions = state.pattern_counts()
+    breakdown = score_pattern_counts(literals, None, patterns, counts, len(classes), [c.cuts for c in encoder.columns_],
+                                     encoder.binary_, model.model_encoding, rule_bits=[r.model_bits for r in state.rules],
+                                     unions=unions)
+    rows = None
+    if training_rows is not None:
+        Xe, y_codes = training_rows
+        rows = TrainingRows(Xe, np.asarray(y_codes).astype(np.min_scalar_type(len(classes) - 1)),
+                            packed_covers(literals, Xe))
+    trace = _trace(model, encoder, classes, searches, initial, store.n)
+    sampled_from = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
+    return set_rule_set(model, literals, patterns, counts, breakdown, digits, trace, rows=rows,
+                        search={"total": state.total, "sampled_from_rule": sampled_from})
+
+
+def _threshold_literals(encoder, rules) -> list:
+    """Each rule's literals as thresholds ``(column, low, high)``."""
+    return [list(r.literals) if isinstance(r, ResolvedRule) else [encoder.thresholds(*lit) for lit in r.literals]
+            for r in rules]
+
+
+def _trace(model, encoder, classes, searches, initial, n):
+    if not model.record_trace:
+        return None
+    return SearchTrace(searches, initial, n, encoder.names_, [json_label(c) for c in classes],
+                       [list(c.cuts) for c in encoder.columns_], [c.kind for c in encoder.columns_])
+
+
+def _search(model, data: SearchData, sampler, fixed: list, constraints, digits: dict):
     """``(state, searches, initial MDL score)``: the beam search from the rules ``fixed``, with the
     progress bar (``verbose``), the time limit (``max_time``, a warning when it ends the fit) and
-    Ctrl-C between kernel calls."""
+    Ctrl-C between kernel calls; on the sample of ``sampler`` (a
+    :class:`~turs.search.sampled.SampledSearch`) from the first rule search, or exact on ``data``
+    (switching to a sample when costly)."""
     settings = SearchSettings(model.beam_width, model.use_patience, model.use_local_test, model.use_auxiliary_beam,
                               model._score_param, model.k_stop, local_test_fallback=model.local_test_fallback,
                               search=model.search)
@@ -102,7 +161,7 @@ def _search(model, data: SearchData, fixed: list, constraints, digits: dict):
         from tqdm.auto import tqdm
 
         bar = tqdm(desc="TURS rules", unit="rule")
-    initial = RuleSetState(data, fixed, pair_lists=False).total
+    initial = (RuleSetState(data, fixed, pair_lists=False) if sampler is None else sampler.full_state(fixed)).total
     try:
         # Ctrl-C during the search becomes a KeyboardInterrupt at the next checkpoint between
         # kernel calls (turs._fit_control); the bar shows rules, MDL score and elapsed time
@@ -111,11 +170,11 @@ def _search(model, data: SearchData, fixed: list, constraints, digits: dict):
                 control.rule_set(state.K, state.total, state.coverage)
                 switch_when_ready()  # the compiled kernels, once a background compile is done
 
-            sampler = SampledSearch(data) if uses_sample(data.n, model.exact) else None
             state, searches = learn_rule_set(data, settings, model.max_rules, describe, progress,
                                              trace=trace_mode(model.record_trace), initial_rules=fixed,
                                              constraints=constraints, sampler=sampler,
-                                             sample_when=sample_when_costly(data, model.exact))
+                                             sample_when=None if sampler is not None else
+                                             sample_when_costly(data, model.exact))
     finally:
         if bar is not None:
             bar.close()

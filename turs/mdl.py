@@ -25,6 +25,7 @@ import numpy as np
 
 from ._core.codes import log2_comb, log2_factorial, universal_integer_code
 from ._core.kernels import current, kernels_for_fit
+from ._core.regret import Regret
 from ._validation import _as_frame, _check_y
 from .encoding import FeatureEncoder
 
@@ -352,45 +353,60 @@ def score_literals(rules_literals, Xe, y, n_classes, cuts, binary, model_encodin
 
 
 def score_pattern_counts(rules_literals, Xe, patterns, counts, n_classes, cuts, binary,
-                         model_encoding: str = "thesis", columns=None) -> MDLBreakdown:
+                         model_encoding: str = "thesis", columns=None, rule_bits=None,
+                         unions=None) -> MDLBreakdown:
     """:func:`score_literals` from the rows' class counts per cover pattern
     (:func:`turs.union_estimate.pattern_counts`) instead of the (n, K) cover matrix: the same
     numbers to the bit. The overlap groups are the non-empty patterns, taken in the order
     :func:`overlap_groups` numbers them (their packed bits, sorted), each union's counts the sum
     of those of the groups that share a rule with it (the integers
     :func:`~turs._core.union_counts.union_counts_cheapest` gives), the terms added in that order.
-    ``Xe`` (or ``columns``) is read only for the rules' model codes."""
-    columns = columns_of(Xe, columns)
+    ``Xe`` (or ``columns``) is read only for the rules' model codes; with ``rule_bits`` (each
+    rule's ``L(S)``, known to the caller) it is not read and may be None, and the regrets are
+    computed at the coverages alone (:class:`turs._core.regret.Regret`), the same bits.
+    ``unions``: each pattern's union counts when the caller has them (row by row with
+    ``patterns``; the empty pattern's row unused), instead of summing them again."""
+    columns = None if rule_bits is not None else columns_of(Xe, columns)
     patterns = np.asarray(patterns, dtype=bool)
     counts = np.asarray(counts, dtype=np.int64)
     covered = patterns.any(axis=1) if patterns.shape[1] else np.zeros(len(patterns), dtype=bool)
     masks, group_counts = patterns[covered], counts[covered]
+    if unions is not None:
+        unions = np.asarray(unions, dtype=np.float64)[covered]
     if len(masks):
         packed = np.ascontiguousarray(np.packbits(masks, axis=1))
         keys = packed.view(np.dtype((np.void, packed.shape[1]))).ravel()
         order = np.argsort(keys, kind="stable")
         masks, group_counts = masks[order], group_counts[order]
+        if unions is not None:
+            unions = unions[order]
+    if unions is None:
+        unions = current().group_union_counts(masks, group_counts) if len(masks) else np.zeros((0, n_classes))
     dbits = 0.0
-    for term in nll_bits(group_counts, current().group_union_counts(masks, group_counts) if len(masks)
-                         else np.zeros((0, n_classes))):
+    for term in nll_bits(group_counts, unions):
         dbits += float(term)
     else_counts = counts[~covered].sum(axis=0) if (~covered).any() else np.zeros(n_classes, dtype=np.int64)
     dbits += float(nll_bits(else_counts, else_counts))
-    rule_cov = patterns.T.astype(np.int64) @ counts.sum(axis=1)
+    rows = counts.sum(axis=1)  # each rule's cover, one column at a time: no (patterns, K) int64 copy
+    rule_cov = np.array([int(rows[patterns[:, k]].sum()) for k in range(patterns.shape[1])], dtype=np.int64)
     return _breakdown(rules_literals, Xe, n_classes, cuts, binary, model_encoding, columns, dbits, len(masks),
-                      else_counts, rule_cov)
+                      else_counts, rule_cov, rule_bits, int(counts.sum()))
 
 
 def _breakdown(rules_literals, Xe, n_classes, cuts, binary, model_encoding, columns, dbits, n_groups,
-               else_counts, rule_cov) -> MDLBreakdown:
-    n = Xe.shape[0]
-    table = current().log2_regret_table(n, n_classes)  # the kernels of the fit in this thread, if any
+               else_counts, rule_cov, rule_bits=None, n=None) -> MDLBreakdown:
+    if rule_bits is None:
+        n = Xe.shape[0]
+        table = current().log2_regret_table(n, n_classes)  # the kernels of the fit in this thread, if any
+        rbits = tuple(
+            rule_model_bits(lits, Xe, cuts, binary, i + 1, model_encoding, columns)[0]
+            for i, lits in enumerate(rules_literals)
+        )
+    else:  # the rows are not read: the regret at each coverage, the rules' codes as given
+        table = Regret(n_classes)
+        rbits = tuple(float(b) for b in rule_bits)
     rule_regret = tuple(float(table[c]) for c in rule_cov)
     else_regret = float(table[int(else_counts.sum())])
-    rbits = tuple(
-        rule_model_bits(lits, Xe, cuts, binary, i + 1, model_encoding, columns)[0]
-        for i, lits in enumerate(rules_literals)
-    )
     mbits, lu, lf = model_bits_total(rbits)
     regret = float(sum(rule_regret)) + else_regret
     return MDLBreakdown(

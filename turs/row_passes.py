@@ -67,6 +67,20 @@ def fitted_counts(rules_literals, rows, y: np.ndarray, n_classes: int, cuts, bin
     return patterns, counts, packed, breakdown
 
 
+def packed_covers(rules_literals, rows, chunk_rows: int | None = None) -> np.ndarray:
+    """``np.packbits`` of the (n, K) cover matrix of the rules ``rules_literals`` on ``rows``
+    along the rows, ``CHUNK_ROWS`` rows at a time (the covers of all rows are never made)."""
+    chunk = CHUNK_ROWS if chunk_rows is None else int(chunk_rows)
+    if chunk % 8:
+        raise ValueError(f"chunk_rows must be a multiple of 8 (packed covers). Got {chunk}.")
+    n, K = rows.shape[0], len(rules_literals)
+    packed = np.empty(((n + 7) // 8, K), dtype=np.uint8)
+    for a in range(0, n, chunk):
+        b = min(a + chunk, n)
+        packed[a // 8:(b + 7) // 8] = np.packbits(cover_matrix(rules_literals, _rows_slice(rows, a, b)), axis=0)
+    return packed
+
+
 def predict_union(table, encoder, rules_literals, union_probs, chunk_rows: int | None = None) -> np.ndarray:
     """The union estimate's class probabilities (Eq. 3.5) of every row of ``table`` (the user's
     table, checked), ``CHUNK_ROWS`` rows at a time: each chunk encoded, its covers and their

@@ -1,6 +1,6 @@
 """Sets of training rows as bitmaps (bit ``i`` of word ``i >> 6``: row ``i``), for the covers of
 literal prefixes on all rows that the sampled search's confirmation reads
-(``turs.search.sampled.SampledSearch.on_full``).
+(``turs.search.row_store.LocalRows``).
 
 A feature's bitmaps are nested: ``at_least[a]`` holds the rows whose bin is ``>= a``, so a
 literal ``[a, b)`` selects ``at_least[a] & ~at_least[b]``, and the smallest and largest bin a

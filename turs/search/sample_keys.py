@@ -1,9 +1,8 @@
-"""The sample order for a fit over a table in partitions: a key per row from a counter-based
-hash of the seed and the row's index in the training table, the rows of each class ranked by
-key, the classes interleaved so that every prefix is a stratified sample, as
-:func:`turs.search.sampled.stratified_order` interleaves its random order
-(``docs/performance.md``, "The sample's rows, and a table in partitions"; the fit in memory
-still uses that random order, as the section says why).
+"""The sample order of every sampled fit (:mod:`turs.search.sampled`), in memory or over a
+table in partitions: a key per row from a counter-based hash of the seed and the row's index
+in the training table, the rows of each class ranked by key, the classes interleaved so that
+every prefix is a stratified sample (``docs/performance.md``, "The sample's rows, and a table
+in partitions").
 
 Because a row's key depends on the seed and its global index alone, and the order on the keys
 and the class counts alone, a table cut into partitions anyhow draws the same sample: each

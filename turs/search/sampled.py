@@ -10,8 +10,9 @@ at most that many groups, whatever n is.
 How (:class:`SampledSearch`):
 
 * a stratified sample of the training rows (per class, its share of the sample, at least one
-  row of each class), from a random order drawn once per fit (seed 0: the fit is
-  deterministic);
+  row of each class), the first rows of the hash order of :mod:`turs.search.sample_keys`
+  (seed ``SEARCH_SAMPLE_SEED``, 0: the fit is deterministic; the order depends on each row's
+  index alone, so a table in partitions draws the same sample);
 * each rule search (Algorithm 4, unchanged) runs on the sample, with the rule set restricted
   to it, as if the sample were the data: its scores and local tests weigh the evidence of
   the sample's rows. (Scaling the sample's data codes up to the full data's, so
@@ -19,13 +20,17 @@ How (:class:`SampledSearch`):
   tests then pass splits of a few sample rows, the rules fit the sample's noise and fail on
   all rows; ``docs/performance.md``.)
 * the search's best candidates (by ``r``, up to ``CONFIRM_CANDIDATES`` distinct rules) are
-  then scored on all rows: cover, class counts, model code (``K_value`` counted on all rows,
-  Section 3.4.3) and the exact MDL score of ``M`` with the rule (from the rule's rows alone,
-  :meth:`RuleSetState.total_with`); the one with the best ``r`` on all rows is the search's
+  then scored on all rows, through a row store (:mod:`turs.search.row_store`, one pass for
+  them all): cover, class counts per overlap group of ``M``, model code (``K_value`` from the
+  bin extremes on all rows, Section 3.4.3) and the exact MDL score of ``M`` with the rule
+  (:meth:`turs.search.full_state.FullState.total_with`, from those counts alone); the one with the best ``r`` on all rows is the search's
   rule, added if the policy accepts it on those exact numbers; if it does not, the sample doubles (keeping its rows, up to
   ``SEARCH_SAMPLE_MAX``) and the search runs again; at that size, the fit ends;
 * the rule set ``M``, its MDL score (Eq. 3.20) and the model's probabilities are always
-  the exact ones on all rows: only which rules are proposed depends on the sample.
+  the exact ones on all rows (:class:`~turs.search.full_state.FullState`, kept from the
+  store's integer counts while the store keeps each row's overlap group): only which rules
+  are proposed depends on the sample. ``M`` on the sample is each rule's literals applied to
+  the sample's bins.
 
 When (:func:`uses_sample`, :func:`sample_when_costly`):
 
@@ -48,12 +53,21 @@ import numpy as np
 
 from .. import _config
 from ..mdl import literal_value_op_bits
+from .._core.regret import Regret
+from .full_state import FullState
 from .growths import Candidate
+from .row_store import LocalRows, RowStore
 from .state import RuleSetState, SearchData
+
 
 def uses_sample(n_rows: int, exact: bool) -> bool:
     """Whether a fit on ``n_rows`` training rows searches on a sample from its first rule on."""
     return (not exact) and n_rows > _config.SAMPLED_MIN_ROWS
+
+
+def store_of(data: SearchData) -> LocalRows:
+    """The rows of ``data`` as an in-memory row store (its bins, not a copy)."""
+    return LocalRows(data.bins, data.y, data.n_bins, data.binary, data.n_classes)
 
 
 def sample_when_costly(data: SearchData, exact: bool):
@@ -67,23 +81,9 @@ def sample_when_costly(data: SearchData, exact: bool):
 
     def switch(state: RuleSetState):
         if data.n * len(state.group_masks) >= _config.SAMPLE_WHEN_ROWS_X_GROUPS:
-            return SampledSearch(data)
+            return SampledSearch(store_of(data), data.model_encoding)
         return None
     return switch
-
-
-def stratified_order(y: np.ndarray, seed: int = 0) -> np.ndarray:
-    """All row indices in an order whose every prefix is a stratified sample: each class's rows
-    in a random order, interleaved by their rank within the class (the i-th of a class with
-    ``n_c`` rows at ``(i + 0.5) / n_c``), the first row of every class first. Prefixes are
-    nested, so a larger sample keeps the rows of a smaller one."""
-    rng = np.random.default_rng(seed)
-    priority = np.empty(y.shape[0])
-    for c in np.unique(y):
-        rows = rng.permutation(np.flatnonzero(y == c))
-        priority[rows] = (np.arange(len(rows)) + 0.5) / len(rows)
-        priority[rows[0]] = -1.0
-    return np.argsort(priority, kind="stable").astype(np.int64)
 
 
 class _RuleOnSample:
@@ -99,31 +99,38 @@ class _RuleOnSample:
         return int(self.rows.shape[0])
 
 
+def _bin_literals(rule):
+    """The rule's literals ``(column, lo_bin, hi_bin)`` when it has them (a rule the search
+    found), else None (a rule given as thresholds, :class:`turs.parse.ResolvedRule`, whose
+    rows are known)."""
+    return tuple((int(j), int(a), int(b)) for j, a, b in rule.literals) if isinstance(rule, Candidate) else None
+
+
 class SampledSearch:
     """The sample of a fit and the two translations: the rule set onto the sample
-    (:meth:`on_sample`) and a candidate found there onto all rows (:meth:`on_full`,
-    :meth:`confirm`)."""
+    (:meth:`on_sample`) and the candidates found there onto all rows (:meth:`confirm`), through
+    the row store ``store`` (:class:`~turs.search.row_store.RowStore`; a
+    :class:`~turs.search.state.SearchData` is taken as its rows in memory)."""
 
-    def __init__(self, data: SearchData, size: int | None = None, seed: int = 0, max_size: int | None = None):
+    def __init__(self, store: RowStore | SearchData, model_encoding: str | None = None, size: int | None = None,
+                 seed: int | None = None, max_size: int | None = None):
+        if isinstance(store, SearchData):
+            model_encoding = store.model_encoding if model_encoding is None else model_encoding
+            store = store_of(store)
         size = _config.SEARCH_SAMPLE_ROWS if size is None else size
         max_size = _config.SEARCH_SAMPLE_MAX if max_size is None else max_size
-        self.full = data
-        self.order = stratified_order(data.y, seed)
-        self.max_size = min(max(max_size, size), data.n)
-        # literal prefix -> the bitmap of its cover on all rows (turs._core.bitmaps), ("k", prefix,
-        # feature) -> K_value there, ("bins", feature) -> the feature's bitmaps: they depend on
-        # the full data alone, so they hold over every search of the fit
-        self._prefixes: dict = {}
-        self._prefix_bytes = 0
-        self._use(min(size, data.n))
+        self.store = store
+        self.model_encoding = "thesis" if model_encoding is None else model_encoding
+        self.seed = _config.SEARCH_SAMPLE_SEED if seed is None else int(seed)
+        self.max_size = min(max(max_size, size), store.n)
+        self.regret = Regret(store.n_classes)
+        self._state = None  # the last state of M on all rows: the one whose groups the store holds
+        self._use(min(size, store.n))
 
     def _use(self, size: int) -> None:
-        data = self.full
-        self.rows = np.sort(self.order[:size])
-        self.data = SearchData(np.ascontiguousarray(data.bins[:, self.rows]), data.y[self.rows], data.n_bins,
-                               data.binary, data.n_classes, data.model_encoding)
-        self.position = np.full(data.n, -1, dtype=np.int64)
-        self.position[self.rows] = np.arange(len(self.rows), dtype=np.int64)
+        store = self.store
+        self.rows, bins, y = store.sample(size, self.seed)
+        self.data = SearchData(bins, y, store.n_bins, store.binary, store.n_classes, self.model_encoding)
         self._last = (None, None)  # (full state, its sample state)
         self._on_sample_rules: dict = {}  # id of a rule of M -> (the rule, it on this sample)
 
@@ -134,11 +141,61 @@ class SampledSearch:
         self._use(min(2 * self.data.n, self.max_size))
         return True
 
-    def full_state(self, rules) -> RuleSetState:
-        """``M`` on all rows: the exact MDL score and counts, no kernel lists."""
-        return RuleSetState(self.full, list(rules), pair_lists=False)
+    # ------------------------------------------------------------------ M on all rows
+    def full_state(self, rules) -> FullState:
+        """``M`` on all rows (:class:`~turs.search.full_state.FullState`): its rules added one by
+        one through the store. Built once per fit (the store's groups are then those of ``M``);
+        asked again for the same rules, the state built."""
+        rules = list(rules)
+        last = self._state
+        if last is not None:
+            if len(last.rules) == len(rules) and all(a is b for a, b in zip(last.rules, rules)):
+                return last
+            raise ValueError("SampledSearch.full_state builds M on all rows once per fit (the store holds its "
+                             "groups); make a new SampledSearch for another rule set.")
+        state = FullState(self.store.n, self.store.class_counts, self.regret)
+        for rule in rules:
+            lits = _bin_literals(rule)
+            if lits is None:
+                counts = self._rows_store().rows_counts(rule.rows, state.n_groups)
+            else:
+                (counts,) = self.store.candidate_counts([lits], state.n_groups)
+            state, new_group, renumber = state.with_rule(rule, counts)
+            if lits is None:
+                self._rows_store().add_rows(rule.rows, new_group, renumber)
+            else:
+                self.store.add_rule(lits, new_group, renumber)
+        self._state = state
+        return state
 
-    def on_sample(self, state: RuleSetState) -> RuleSetState:
+    def _rows_store(self) -> LocalRows:
+        if not isinstance(self.store, LocalRows):
+            raise ValueError("A rule given as thresholds (not on the encoder's cut points) is placed by its rows, "
+                             f"which only a store in memory (LocalRows) takes; this store is a {type(self.store).__name__}.")
+        return self.store
+
+    def _current(self, state: FullState) -> None:
+        if state is not self._state:
+            raise ValueError("The store's overlap groups are those of the last rule set SampledSearch built or "
+                             "accepted; pass that state.")
+
+    # ------------------------------------------------------------------ M on the sample
+    def _rule_on_sample(self, rule) -> _RuleOnSample:
+        lits = _bin_literals(rule)
+        if lits is None:  # its rows on all rows, those of the sample
+            at = np.searchsorted(self.rows, rule.rows)
+            hit = at < len(self.rows)
+            hit[hit] = self.rows[at[hit]] == rule.rows[hit]
+            rows = at[hit].astype(np.int64)
+        else:
+            mask = np.ones(self.data.n, dtype=bool)
+            for j, a, b in lits:
+                col = self.data.bins[j]
+                mask &= (col >= a) & (col < b)
+            rows = np.flatnonzero(mask).astype(np.int64)
+        return _RuleOnSample(rule.literals, rows, rule.model_bits)
+
+    def on_sample(self, state: FullState) -> RuleSetState:
         """``M`` restricted to the sample (built once per rule set; when ``M`` is the last rule
         set seen here with one more rule, that one's state extended by it,
         :meth:`RuleSetState.extended`)."""
@@ -146,11 +203,10 @@ class SampledSearch:
         if last is state:
             return last_on_sample
         rules, known = [], self._on_sample_rules
-        for r in state.rules:  # a rule's rows on the sample are mapped once per sample
+        for r in state.rules:  # a rule is put on the sample once per sample
             kept = known.get(id(r))
             if kept is None or kept[0] is not r:
-                pos = self.position[r.rows]
-                kept = known[id(r)] = (r, _RuleOnSample(r.literals, pos[pos >= 0], r.model_bits))
+                kept = known[id(r)] = (r, self._rule_on_sample(r))
             rules.append(kept[1])
         if (last is not None and len(state.rules) == last.K + 1
                 and all(a is b for a, b in zip(state.rules, last.rules))):
@@ -160,105 +216,81 @@ class SampledSearch:
         self._last = (state, out)
         return out
 
-    def on_full(self, c: Candidate, state: RuleSetState) -> Candidate | None:
-        """Candidate ``c`` (literals ``(column, lo_bin, hi_bin)`` in its order) on all rows:
-        cover, class counts in it and in its part outside ``M``, and ``L(S)`` (Eq. 3.17) with
-        each literal's ``K_value`` counted on the rows the literals before it reach, as
-        :func:`turs.mdl.rule_model_bits` does. None when a literal has no code there.
-        Each literal prefix's cover is a bitmap of the rows (``turs._core.bitmaps``: ``n / 64``
-        words a literal), kept with each ``K_value`` across calls (a search's candidates share
-        their first literals, and so do the searches of a fit), ``PREFIX_CACHE_BYTES`` at most."""
-        data = self.full
-        kernels = data.kernels
-        cache = self._prefixes
-        words = cache.get(())
-        if words is None:
-            words = kernels._all_rows_bitmap(data.n)
-            self._remember(cache, (), words, words.nbytes)
+    # ------------------------------------------------------------------ candidates on all rows
+    def _on_full(self, c: Candidate, counts) -> Candidate | None:
+        """Candidate ``c`` on all rows from the store's ``counts`` of it: class counts in its
+        cover and in its part outside ``M``, and ``L(S)`` (Eq. 3.17) with each literal's
+        ``K_value`` from the bin extremes of the rows the literals before it reach, as
+        :func:`turs.mdl.rule_model_bits` does. None when it covers no row or a literal has no
+        code there."""
+        if counts.coverage == 0:
+            return None
+        store = self.store
         value_ops, k_values = [], []
         for q, (j, a, b) in enumerate(c.literals):
-            if data.binary[j]:
+            if store.binary[j]:
                 kv, two = 1, False
             else:
-                key = ("k", c.literals[:q], j)
-                kv = cache.get(key)
-                if kv is None:
-                    if q == 0:  # over all rows
-                        kv = int(data.bin_max[j] - data.bin_min[j]) if data.n else 0
-                    else:
-                        lo, hi = kernels._bin_extremes_of_bitmap(words, self._feature_bitmaps(cache, j))
-                        kv = hi - lo if hi >= 0 else 0
-                    self._remember(cache, key, kv, 64)
-                two = a > 0 and b < data.n_bins[j]
+                lo, hi = (int(v) for v in counts.extremes[q])
+                kv = hi - lo if hi >= 0 else 0
+                two = a > 0 and b < store.n_bins[j]
             try:
-                vo = literal_value_op_bits(bool(data.binary[j]), bool(two), kv, data.model_encoding)
+                vo = literal_value_op_bits(bool(store.binary[j]), bool(two), kv, self.model_encoding)
             except ValueError:
                 return None
             value_ops.append(vo)
             k_values.append(kv)
-            key = c.literals[:q + 1]
-            nxt = cache.get(key)
-            if nxt is None:
-                nxt = kernels._in_interval(words, self._feature_bitmaps(cache, j), a, b)
-                self._remember(cache, key, nxt, nxt.nbytes)
-            words = nxt
-        rows = kernels._bitmap_rows(words)
-        if rows.size == 0:
-            return None
-        k = len(c.literals)
-        model_bits = data.header_bits(k)[0] + float(sum(value_ops))
-        y = data.y[rows]
-        C = data.n_classes
-        counts = np.bincount(y, minlength=C)
-        counts_unc = np.bincount(y[state.uncovered[rows]], minlength=C)
-        return Candidate(c.literals, tuple(value_ops), tuple(k_values), rows, counts, counts_unc, model_bits)
+        model_bits = self.data.header_bits(len(c.literals))[0] + float(sum(value_ops))
+        rule_counts = counts.in_group.sum(axis=0) + counts.outside
+        return Candidate(tuple(c.literals), tuple(value_ops), tuple(k_values), None, rule_counts,
+                         counts.outside.copy(), model_bits)
 
-    def _feature_bitmaps(self, cache: dict, j: int) -> np.ndarray:
-        """Feature ``j``'s bitmaps ``at_least[a]`` (the rows with bin ``>= a``) on all rows."""
-        key = ("bins", j)
-        out = cache.get(key)
-        if out is None:
-            out = self.full.kernels._at_least_bitmaps(self.full.bins[j], int(self.full.n_bins[j]))
-            self._remember(cache, key, out, out.nbytes)
-        return out
+    def on_full(self, c: Candidate, state: FullState) -> Candidate | None:
+        """Candidate ``c`` on all rows against ``M`` = ``state`` (:meth:`_on_full`); its
+        ``rows`` are None (the store keeps the rows)."""
+        self._current(state)
+        (counts,) = self.store.candidate_counts([tuple(c.literals)], state.n_groups)
+        return self._on_full(c, counts)
 
-    def _remember(self, cache: dict, key, value, nbytes: int) -> None:
-        if nbytes > _config.PREFIX_CACHE_BYTES:
-            return
-        if self._prefix_bytes + nbytes > _config.PREFIX_CACHE_BYTES:
-            cache.clear()
-            self._prefix_bytes = 0
-        self._prefix_bytes += nbytes
-        cache[key] = value
-
-    def confirm(self, state: RuleSetState, pool, policy):
+    def confirm(self, state: FullState, pool, policy):
         """Confirm the search's candidates on all rows: the ``CONFIRM_CANDIDATES`` distinct rules
-        of ``pool`` with the best ``r`` on the sample are scored exactly
-        (:meth:`~turs.search.state.RuleSetState.total_with`),
-        and the one with the best exact ``r`` is the search's rule, added when ``policy``
-        accepts it on the numbers of ``M`` built with it. Returns ``(candidate, new_state)``,
-        ``new_state`` None when it is not accepted (``candidate`` None: no candidate)."""
-        seen, best = set(), None
+        of ``pool`` with the best ``r`` on the sample are counted by the store in one pass and
+        scored exactly (:meth:`~turs.search.full_state.FullState.total_with`), and the one with
+        the best exact ``r`` is the search's rule, added when ``policy`` accepts it on the
+        numbers of ``M`` built with it (the store's rows then move to its groups). Returns
+        ``(candidate, new_state)``, ``new_state`` None when it is not accepted (``candidate``
+        None: no candidate)."""
+        self._current(state)
+        seen, chosen = set(), []
         for c in sorted(pool, key=lambda c: -c.r):
-            if len(seen) >= _config.CONFIRM_CANDIDATES:
+            if len(chosen) >= _config.CONFIRM_CANDIDATES:
                 break
             if c.key in seen:
                 continue
             seen.add(c.key)
-            full = self.on_full(c, state)
-            if full is None:
-                continue
-            self._score(full, state, state.total_with(full))
-            if best is None or full.r > best.r:
-                best = full
+            chosen.append(c)
+        best = best_counts = None
+        if chosen:
+            for c, counts in zip(chosen, self.store.candidate_counts([tuple(c.literals) for c in chosen],
+                                                                     state.n_groups)):
+                full = self._on_full(c, counts)
+                if full is None:
+                    continue
+                self._score(full, state, state.total_with(counts, full.model_bits))
+                if best is None or full.r > best.r:
+                    best, best_counts = full, counts
         if best is None or not policy.accepts(best, state):
             return best, None
-        after = state.with_rule(best)
+        after, new_group, renumber = state.with_rule(best, best_counts)
         self._score(best, state, after.total)  # the numbers of M + best as built
-        return (best, after) if policy.accepts(best, state) else (best, None)
+        if not policy.accepts(best, state):
+            return best, None
+        self.store.add_rule(best.literals, new_group, renumber)
+        self._state = after
+        return best, after
 
     @staticmethod
-    def _score(c: Candidate, state: RuleSetState, total_after: float) -> None:
+    def _score(c: Candidate, state, total_after: float) -> None:
         c.total_after = total_after
         cov_unc = c.coverage_uncovered
         c.r = (state.total - total_after) / cov_unc if cov_unc > 0 else -np.inf
