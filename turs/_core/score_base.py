@@ -126,11 +126,12 @@ def _score_base_fields(bins, y, n_classes, n_bins, n_slots, binary, turs2, log2_
     tested_only``); the records are rebuilt here, so the kernels below take them as before.
 
     numba types every argument of a call from Python before it runs: an array passed on its own
-    takes a table lookup, a record (a named tuple) a fingerprint of each field and of the
-    record, several microseconds for each of the five records here. ``_score_base`` runs once
-    per base, about a thousand times in a fit of vehicle and two thousand in one of car, whose
-    whole fit takes a quarter of a second: the records' typing made those fits 5-10% slower
-    (``docs/performance.md``, "Warm speed")."""
+    takes a table lookup, a record (a named tuple) a fingerprint of each of its fields, and
+    more for the record itself. ``_score_base`` runs once per base, about a thousand times in
+    a fit of vehicle and two thousand in one of car, which take a quarter of a second: with
+    the five records the typing took about 10 microseconds more per call than with the
+    fields, 20-30 ms of a car fit (``docs/performance.md``, "Less Python around the
+    kernels")."""
     return _score_base(
         DataTables(bins, y, n_classes, n_bins, n_slots, binary, turs2, log2_d, log2_regret, log2_int, bin_min,
                    bin_max),
