@@ -702,12 +702,12 @@ def test_one_call_per_base_gives_the_numbers_of_the_separate_calls(monkeypatch, 
     state = RuleSetState(data, learn_rule_set(data, SearchSettings(4, search="turs2"), max_rules=4)[0].rules)
     assert state.union_mode == union and len(state.group_masks) >= 3
     calls = []
-    # the data's kernel set, with _score_base counting its calls (the search calls the kernels
-    # through data.kernels, turs._core.kernels)
+    # the data's kernel set, with the one call per base (_score_base on its records' fields)
+    # counting its calls (the search calls the kernels through data.kernels, turs._core.kernels)
     compiled = vars(kernel_sets.compiled_set())
-    fused = compiled["_score_base"]
+    fused = compiled["_score_base_fields"]
     data.fit_kernels = kernel_sets.FitKernels(kernel_sets.Kernels(
-        "compiled", {**compiled, "_score_base": lambda *a: calls.append(1) or fused(*a)}))
+        "compiled", {**compiled, "_score_base_fields": lambda *a: calls.append(1) or fused(*a)}))
 
     def both(base, tested):
         out = []

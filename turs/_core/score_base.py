@@ -15,19 +15,19 @@ import numpy as np
 from numba import njit
 
 from .._config import NUMBA_CACHE
-from .candidate_score import _finish_growths
+from .candidate_score import BaseRule, DataTables, RuleSetCounts, ScoringSettings, _finish_growths
 from .growth import GrowthInputs, GrowthOutputs, _grow_chunk_serial
 from .local_test import LocalTests
 from .overlap_groups import OverlapLists, _local_neighbours, _local_rule_lists, _local_subsets
 
 
 @njit(cache=NUMBA_CACHE, nogil=True)
-def _list_lengths(present, lists):
-    """The entries of the present groups' lists (``lists``: ``OverlapLists``): pair lists (an
-    upper bound of the local ones, which keep only the pairs of present groups), subset lists
-    and rule lists; what ``turs._core.growth.feature_work`` needs to bound a kernel call's work."""
-    nbr_ptr, has_nbr, sub_ptr, has_sub = lists.nbr_ptr, lists.has_nbr, lists.sub_ptr, lists.has_sub
-    grp_ptr = lists.grp_ptr
+def _list_lengths(present, nbr_ptr, has_nbr, sub_ptr, has_sub, grp_ptr):
+    """The entries of the present groups' lists (the ``OverlapLists`` fields of those names):
+    pair lists (an upper bound of the local ones, which keep only the pairs of present groups),
+    subset lists and rule lists; what ``turs._core.growth.feature_work`` needs to bound a kernel
+    call's work. It takes the arrays, not the record: it runs once per base, and numba types a
+    record argument field by field on every call (see :func:`_score_base_fields`)."""
     n_nbr = 0
     n_sub = 0
     n_rules = 0
@@ -107,3 +107,39 @@ def _score_base(data, lists, base, present, group_local, rule_set, settings, pat
             valid[s] = valid[s] and need[s]
     out = _finish_growths(grown, base, rule_set, data, settings)
     return k_split, out
+
+
+
+@njit(cache=NUMBA_CACHE, nogil=True)
+def _score_base_fields(bins, y, n_classes, n_bins, n_slots, binary, turs2, log2_d, log2_regret, log2_int, bin_min,
+                       bin_max,
+                       union_counts, nbr_ptr, nbr_idx, nbr_w, has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub,
+                       grp_ptr, grp_rules, n_rules,
+                       rows, lits, value_ops, value_ops_sum, k_values, header_new, header_old, counts, counts_unc,
+                       split_extra, scan_rows, scan_rows1, ref_tmin, ref_tmax, later_k_known, later_known,
+                       present, group_local,
+                       else_counts, nll_covered, regret_rules, model_next, total_m,
+                       beam_width, absolute, split_cut_bits, placeholder_scores, bucket_edges, min_split,
+                       path, tested_only):
+    """:func:`_score_base` on the fields of its records, each record's in its order (the search
+    passes ``*data, *lists, *base, present, group_local, *rule_set, *settings, path,
+    tested_only``); the records are rebuilt here, so the kernels below take them as before.
+
+    numba types every argument of a call from Python before it runs: an array passed on its own
+    takes a table lookup, a record (a named tuple) a fingerprint of each of its fields, and
+    more for the record itself. ``_score_base`` runs once per base, about a thousand times in
+    a fit of vehicle and two thousand in one of car, which take a quarter of a second: with
+    the five records the typing took about 10 microseconds more per call than with the
+    fields, 20-30 ms of a car fit (``docs/performance.md``, "Less Python around the
+    kernels")."""
+    return _score_base(
+        DataTables(bins, y, n_classes, n_bins, n_slots, binary, turs2, log2_d, log2_regret, log2_int, bin_min,
+                   bin_max),
+        OverlapLists(union_counts, nbr_ptr, nbr_idx, nbr_w, has_nbr, sub_ptr, sub_idx, sub_sign, n_sub, has_sub,
+                     grp_ptr, grp_rules, n_rules),
+        BaseRule(rows, lits, value_ops, value_ops_sum, k_values, header_new, header_old, counts, counts_unc,
+                 split_extra, scan_rows, scan_rows1, ref_tmin, ref_tmax, later_k_known, later_known),
+        present, group_local,
+        RuleSetCounts(else_counts, nll_covered, regret_rules, model_next, total_m),
+        ScoringSettings(beam_width, absolute, split_cut_bits, placeholder_scores, bucket_edges, min_split),
+        path, tested_only)

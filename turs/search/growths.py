@@ -170,9 +170,10 @@ class GrowthCall:
     def __init__(self, base: Candidate, state: RuleSetState, beam_width: int, score: str, search: str = "thesis",
                  serial: bool = False, tested_only: bool = False):
         data = state.data
+        kernels = data.kernels
         self.base, self.state, self.serial = base, state, serial
-        present, gl = self.present, self.gl = data.kernels._localize_groups(state.group_of, base.rows,
-                                                                            len(state.group_masks))
+        present, gl = self.present, self.gl = kernels._localize_groups(state.group_of, base.rows,
+                                                                       len(state.group_masks))
         self.tested_only = tested_only and len(present) > 0  # the kernel tests only where it has groups
         k = len(base.literals)
         base_counts = self.base_counts = base.counts.astype(np.int64, copy=False)
@@ -189,18 +190,16 @@ class GrowthCall:
         ref_tmin, ref_tmax = data.prefix_tables.tables(lits) if _tables_read(lits, data.binary) else _UNREAD_TABLES
         later_k_known, later_known = data.prefix_tables.later_k_without(
             lits, _lower_bound_literals(base) if self.turs2 else ())
-        base_record = BaseRule(
-            rows=base.rows, lits=np.array(lits, dtype=np.int64).reshape(k, 3), value_ops=base_vo,
-            value_ops_sum=float(base_vo.sum()), k_values=np.asarray(base.k_values, dtype=np.int64),
-            header_new=header_new, header_old=header_old, counts=base_counts, counts_unc=base_unc,
-            split_extra=split_code[1], scan_rows=scan_rows, scan_rows1=scan_rows1, ref_tmin=ref_tmin,
-            ref_tmax=ref_tmax, later_k_known=later_k_known, later_known=later_known)
-        lists = self.lists = _kernel_lists(state)
+        base_record = BaseRule(  # in the order of its fields (a keyword call costs more, once per base)
+            base.rows, np.array(lits, dtype=np.int64).reshape(k, 3), base_vo, float(base_vo.sum()),
+            np.asarray(base.k_values, dtype=np.int64), header_new, header_old, base_counts, base_unc,
+            split_code[1], scan_rows, scan_rows1, ref_tmin, ref_tmax, later_k_known, later_known)
         # (data, overlap lists, base, rule set, settings): _score_base's and _finish_growths' records
-        self.records = (data_tables(data), lists, base_record, _rule_set_counts(state),
-                        scoring_settings(data, beam_width, score, search))
+        data_t, lists, rule_set, settings = _state_records(state, beam_width, score, search)
+        self.lists = lists
+        self.records = (data_t, lists, base_record, rule_set, settings)
         self.path = PATH_BITS if state.union_mode == "bits" else int(_config.UNION_BUILD)
-        self.one_call = _config.ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial)
+        self.one_call = _config.ONE_CALL_PER_BASE and _fits_one_call(base, present, lists, state, serial, kernels)
 
     def run(self) -> tuple:
         """The kernels: ``(k_split, outputs of _finish_growths)``."""
@@ -210,8 +209,10 @@ class GrowthCall:
             if BETWEEN_KERNEL_CALLS is not None:
                 BETWEEN_KERNEL_CALLS()
             data_t, lists, base_t, rule_set, settings = self.records
-            return data.kernels._score_base(data_t, lists, base_t, self.present, self.gl, rule_set, settings,
-                                            self.path, self.tested_only)
+            # the records' fields, not the records: numba types a record field by field on every
+            # call (turs._core.score_base._score_base_fields)
+            return data.kernels._score_base_fields(*data_t, *lists, *base_t, self.present, self.gl, *rule_set,
+                                                   *settings, self.path, self.tested_only)
         present, tested_only = self.present, self.tested_only
         union = state.union_counts[present]
         sub_ptr, sub_idx, sub_sign, n_sub = local_subsets(state, present)
@@ -292,6 +293,20 @@ def _tables_read(literals: tuple, binary: np.ndarray) -> bool:
 _NO_LIST = (np.zeros(1, dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros(0))
 
 
+def _state_records(state: RuleSetState, beam_width: int, score: str, search: str) -> tuple:
+    """The records of the scoring kernels that do not depend on the base: ``(data tables,
+    overlap lists, rule set counts, settings)``, made once per state and settings (one lookup
+    per base instead of four)."""
+    per_state = state.__dict__.setdefault("_kernel_records", {})
+    key = (beam_width, score, search)
+    records = per_state.get(key)
+    if records is None:
+        data = state.data
+        records = per_state[key] = (data_tables(data), _kernel_lists(state), _rule_set_counts(state),
+                                    scoring_settings(data, beam_width, score, search))
+    return records
+
+
 def _kernel_lists(state: RuleSetState) -> OverlapLists:
     """The rule set's union counts and pair, subset and rule lists as ``_score_base`` takes them
     (empty arrays and a False flag where the rule set keeps none), made once per state."""
@@ -345,13 +360,16 @@ def scoring_settings(data: SearchData, beam_width: int, score: str, search: str)
     return settings
 
 
-def _fits_one_call(base: Candidate, present: np.ndarray, lists: tuple, state: RuleSetState, serial: bool) -> bool:
+def _fits_one_call(base: Candidate, present: np.ndarray, lists: tuple, state: RuleSetState, serial: bool,
+                   kernels) -> bool:
     """Whether ``base``'s kernel work fits one serial call, as ``_grow_candidates`` would decide
-    it (with the present groups' pair lists, an upper bound of the local ones)."""
+    it (with the present groups' pair lists, an upper bound of the local ones); ``kernels``:
+    the fit's kernel set."""
     data = state.data
     P = len(present)
     m = base.rows.shape[0]
-    n_nbr, n_sub, n_rules = data.kernels._list_lengths(present, lists)
+    n_nbr, n_sub, n_rules = kernels._list_lengths(present, lists.nbr_ptr, lists.has_nbr, lists.sub_ptr,
+                                                  lists.has_sub, lists.grp_ptr)
     per_feature = feature_work(m, P, (n_nbr + n_sub) / max(P, 1), n_rules if state.K else 0, data.max_bins,
                                data.n_classes, 2 * (data.max_bins - 1))
     if per_feature * data.d > _config.MAX_CALL_WORK:
