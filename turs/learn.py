@@ -117,6 +117,7 @@ def fit_from_store(model, encoder, classes, store, columns=None, *, feature_name
     state, searches, initial = _search(model, sampler.data, sampler, fixed, constraints, digits)
     del sampler  # the sample and its search's tables
     store.close()  # what the store holds for the search (LocalRows: the prefix cache)
+    _give_back_freed_memory()
     literals = _threshold_literals(encoder, state.rules)
     patterns, counts, unions = state.pattern_counts()
     breakdown = score_pattern_counts(literals, None, patterns, counts, len(classes), [c.cuts for c in encoder.columns_],
@@ -131,6 +132,18 @@ def fit_from_store(model, encoder, classes, store, columns=None, *, feature_name
     sampled_from = next((s["rule_index"] for s in searches if "sample_rows" in s), None)
     return set_rule_set(model, literals, patterns, counts, breakdown, digits, trace, rows=rows,
                         search={"total": state.total, "sampled_from_rule": sampled_from})
+
+
+def _give_back_freed_memory() -> None:
+    """Return the heap the search freed to the system (glibc's ``malloc_trim``; elsewhere
+    nothing): the prefix cache's bitmaps are below the size glibc maps apart, so without it
+    the memory the search freed stays in the process and what follows adds to its peak."""
+    try:
+        import ctypes
+
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 def _threshold_literals(encoder, rules) -> list:
