@@ -633,31 +633,6 @@ def test_row_bitmaps_select_the_rows_and_bin_extremes_of_numpy_masks(n):
     assert not mask.any()  # the last literal contradicts the first: (0, -1) was checked too
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_split_cover_by_group_is_its_numpy_twin(seed):
-    """``_split_cover_by_group`` (a new rule's rows by the overlap groups they fall in) against
-    ``_localize_groups`` and numpy's gathers and bincounts: the same groups in the same order,
-    rows, local ids, classes and counts (rows outside M, and groups no row meets, included)."""
-    from turs._core.overlap_groups import _localize_groups, _split_cover_by_group
-
-    rng = np.random.default_rng(seed)
-    n, G, C = 3000, 40, 3
-    group_of = rng.integers(-1, G, size=n)  # -1: no rule of M covers the row
-    group_of[group_of == 7] = -1  # a group no row is in
-    y = rng.integers(0, C, size=n)
-    rows = np.sort(rng.choice(n, size=900, replace=False))
-    present, inside, local, y_inside, in_rule, rule_counts = _split_cover_by_group(group_of, y, rows, G, C)
-    want_present, group_local = _localize_groups(group_of, rows, G)
-    want_inside = group_local >= 0
-    assert np.array_equal(present, want_present) and 7 not in present
-    assert np.array_equal(inside, want_inside) and not inside.all()
-    assert np.array_equal(local, group_local[want_inside])
-    assert np.array_equal(y_inside, y[rows][want_inside])
-    want_in_rule = np.bincount(local * C + y_inside, minlength=len(present) * C).reshape(-1, C)
-    assert in_rule.dtype == np.float64 and np.array_equal(in_rule, want_in_rule)
-    assert np.array_equal(rule_counts, np.bincount(y[rows], minlength=C))
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_local_tests_at_cut_equal_each_side_alone(seed):
     """The growth kernel's local tests for both sides of a cut point at once

@@ -94,7 +94,7 @@ def test_attributes():
 
 
 def _with_rule_numbers(groups, mask, G):
-    """The group numbering of ``RuleSetState.with_rule``, by hand: the rule's rows of group g
+    """The group numbering of ``FullState.with_rule``, by hand: the rule's rows of group g
     (in the order of the present groups) go to G + i, its rows outside M to G + P; then the
     groups left without rows are dropped, the others keep their order."""
     present = np.array(sorted(set(groups[mask][groups[mask] >= 0].tolist())), dtype=np.int64)

@@ -262,7 +262,7 @@ def test_group_union_counts_and_data_bits_equal_their_dense_twins(seed):
 def test_union_counts_by_bits_equal_the_rows_in_each_union(seed, word_cost, monkeypatch):
     """Both ways of ``union_counts_cheapest`` (bit sets over the rows, forced by a word cost of
     0, and the shared-rule triples, forced by an infinite one) give each group's union counts as
-    found row by row from the covers, also for a subset of the groups (``_split_by``'s present
+    found row by row from the covers, also for a subset of the groups (a new rule's present
     groups, numbered locally) with rows of some groups only."""
     import turs._core.union_counts as groups
 

@@ -28,7 +28,7 @@ def warmup() -> float:
 
 def _compile_every_kernel() -> None:
     from . import _config
-    from ._core import bitmaps, growth, overlap_groups, refinement, union_counts
+    from ._core import bitmaps, growth, refinement, union_counts
     from .estimator import TURSClassifier
 
     rng = np.random.default_rng(0)
@@ -60,10 +60,8 @@ def _compile_every_kernel() -> None:
     one = np.array([0, 1, 3], dtype=np.int64)
     union_counts._union_counts_by_bits(np.array([0, -1, 1], dtype=np.int64), np.array([0, 1, 1], dtype=np.int64),
                                        one, np.array([0, 0, 1], dtype=np.int64), 2, 2)
-    # the rows of a new rule by overlap group (large rule sets) and the sampled search's row
-    # bitmaps (fits from 20,000 rows): a first noisy 20k fit compiled them mid-fit (2.8 s)
-    overlap_groups._split_cover_by_group(np.array([0, -1, 1], dtype=np.int64),
-                                         np.array([0, 1, 1], dtype=np.int64), np.array([0, 2], dtype=np.int64), 2, 2)
+    # the sampled search's row bitmaps (fits from 20,000 rows): a first noisy 20k fit compiled
+    # them mid-fit
     at_least = bitmaps._at_least_bitmaps(np.array([0, 1, 1, 0], dtype=np.uint8), 2)
     every_row = bitmaps._all_rows_bitmap(4)
     bitmaps._bitmap_rows(bitmaps._in_interval(every_row, at_least, 0, 1))

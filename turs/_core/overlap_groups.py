@@ -3,8 +3,7 @@ same rules of ``M``) as lists the kernels walk: which groups share rules (``_sha
 without a dense groups x groups matrix), the rule subsets of each group for inclusion-exclusion
 (``_group_subsets``), and, per base rule, the groups its cover holds with their lists
 renumbered locally (``_localize_groups``, ``_local_subsets``, ``_local_neighbours``,
-``_local_rule_lists``) and a cover's rows split by group (``_split_cover_by_group``,
-``_group_row_lists``). These replace chains of small numpy calls (unique, searchsorted, isin,
+``_local_rule_lists``) and a cover's rows split by group (``_group_row_lists``). These replace chains of small numpy calls (unique, searchsorted, isin,
 where) that ran once per base rule: on small data (car, chess) they cost more than the
 counting.
 """
@@ -203,35 +202,6 @@ def _local_neighbours(nbr_ptr, nbr_idx, nbr_w, present, n_groups):
                 w[k] = nbr_w[s]
                 k += 1
     return ptr, idx, w
-
-
-@njit(cache=NUMBA_CACHE, nogil=True)
-def _split_cover_by_group(group_of, y, rows, n_groups, n_classes):
-    """A new rule's rows (``rows``) by the overlap groups of ``M`` they fall in: the groups
-    present, increasing (``present``, P, from ``_localize_groups``); which rows ``M`` covers
-    (``inside``, m); the covered rows' local group and class (``local``, ``y_inside``); the
-    class counts of the covered rows per present group (``in_rule``, (P, C)) and of all the
-    rows (``rule_counts``, (C,)), as floats, in one more pass over the rows. The twin of
-    ``_localize_groups`` followed by numpy's gathers and ``bincount``
-    (``turs.search.state.RuleSetState._split_by``)."""
-    present, group_local = _localize_groups(group_of, rows, n_groups)
-    m = rows.shape[0]
-    rule_counts = np.zeros(n_classes)
-    inside = group_local >= 0
-    local = np.empty(m, dtype=np.int64)
-    y_inside = np.empty(m, dtype=np.int64)
-    counts = np.zeros((present.shape[0], n_classes), dtype=np.int64)
-    k = 0
-    for i in range(m):
-        c = y[rows[i]]
-        rule_counts[c] += 1.0
-        loc = group_local[i]
-        if loc >= 0:
-            local[k] = loc
-            y_inside[k] = c
-            counts[loc, c] += 1
-            k += 1
-    return present, inside, local[:k], y_inside[:k], counts.astype(np.float64), rule_counts
 
 
 @njit(cache=NUMBA_CACHE)

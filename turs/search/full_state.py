@@ -4,9 +4,10 @@ counts, the else-rule's counts and the MDL score (Eq. 3.20) by part, built from 
 integer answers alone (:class:`~turs.search.row_store.CandidateCounts`) while the store keeps
 each row's group.
 
-The numbers are those of :meth:`turs.search.state.RuleSetState.with_rule` and
-:meth:`~turs.search.state.RuleSetState.total_with` on all rows (the groups numbered as
-``with_rule`` numbers them, the float sums in its order); the regret ``log2 R(m, C)`` is asked
+Adding a rule numbers the groups the same way whatever holds the rows: the old groups keep
+their numbers, the rule's rows of each group it meets form a new group after them (in the order
+of those groups), its rows outside ``M`` one more, and groups left without rows are dropped
+(:meth:`FullState.with_rule`); the float sums run over the groups in that order. The regret ``log2 R(m, C)`` is asked
 only at the coverages met (:class:`turs._core.regret.Regret`), never as a table up to the number of rows.
 """
 from __future__ import annotations
@@ -71,7 +72,8 @@ class FullState:
 
     def total_with(self, counts, model_bits: float) -> float:
         """``L(D, M + rule)`` of a rule with the store's ``counts`` and model code ``model_bits``,
-        without building ``M + rule`` (the sums of ``RuleSetState.total_with``)."""
+        without building ``M + rule``: its rows in group ``g`` are coded with the union of ``g``'s
+        rules and the rule, its rows outside ``M`` with the rule's counts and leave the else-rule."""
         lr = self.log2_regret
         present = counts.present
         in_rule, rule_counts, union_with_rule = self._union_with(counts)

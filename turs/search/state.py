@@ -11,7 +11,6 @@ import threading
 import numpy as np
 
 from .. import _config
-from .._core.codes import log2_factorial, universal_integer_code
 from .._core.kernels import Kernels, current, for_this_fit
 from ..mdl import (check_model_encoding, model_code_bits, nll_bits, overlap_groups, overlap_groups_with,
                    rule_header_bits, total_bits)
@@ -196,106 +195,14 @@ class RuleSetState:
         # the model code of M + one more rule, without that rule's L(S)
         self.model_next = model_code_bits(self.model_rules, K + 1)
 
-    def _split_by(self, rule):
-        """What adding ``rule`` changes, from its rows alone: which of its rows ``M`` covers
-        (``inside``), the groups they are in (``present``, and each row's index there,
-        ``local``), the class counts of the rule's rows in each (``in_rule``) and in all
-        (``rule_counts``), and the counts of the union of each present group's rules and the
-        rule: the group's union's plus the rule's minus those of the rule's rows in the group's
-        union (its rows whose group shares a rule with it,
-        :func:`~turs._core.union_counts.union_counts_cheapest` over the present groups)."""
-        kernels = self.data.kernels
-        present, inside, local, y_inside, in_rule, rule_counts = kernels._split_cover_by_group(
-            self.group_of, self.data.y, rule.rows, len(self.group_masks), self.data.n_classes)
-        union_with_rule = (self.union_counts[present] + rule_counts
-                           - kernels.union_counts_cheapest(self.group_masks[present], in_rule, local, y_inside))
-        return inside, present, local, in_rule, rule_counts, union_with_rule
-
-    def total_with(self, rule) -> float:
-        """``L(D, M + rule)`` (Eq. 3.20) from the rule's rows alone (:meth:`_split_by`), without
-        building ``M + rule``: the rule's rows in group ``g`` are coded with the union of ``g``'s
-        rules and the rule, its rows outside ``M`` with the rule's counts and leave the
-        else-rule. Equal to building ``M + rule`` up to the order of the float sums
-        (``tests/test_sampled_search.py``)."""
-        lr = self.data.log2_regret
-        _, present, _, in_rule, rule_counts, union_with_rule = self._split_by(rule)
-        union, group = self.union_counts[present], self.group_counts[present]
-        d_cov = float((nll_bits(group - in_rule, union) + nll_bits(in_rule, union_with_rule)
-                       - nll_bits(group, union)).sum()) if len(present) else 0.0
-        unc = rule.counts_uncovered
-        else_after = self.else_counts - unc
-        d_else = (float(nll_bits(unc, rule_counts)) + float(nll_bits(else_after, else_after)) - self.nll_else
-                  + lr[rule.coverage] + lr[int(else_after.sum())] - lr[self.else_n])
-        K = self.K
-        d_model = (universal_integer_code(K + 1) - universal_integer_code(K) + rule.model_bits
-                   - log2_factorial(K + 1) + log2_factorial(K))
-        return self.total + d_cov + d_else + d_model
-
     def extended(self, rule) -> "RuleSetState":
         """``M + rule`` as ``RuleSetState(data, rules + [rule], pair_lists)`` builds it, to the
         bit, with its overlap groups from this state's (:func:`turs.mdl.overlap_groups_with`)
         instead of grouping every row's rules again: the sorting of all rows' rule patterns was
-        most of a build (``docs/performance.md``). This state's groups must be
-        numbered as a build numbers them, which every state but :meth:`with_rule`'s is (that
-        one numbers the new groups after the old; the search extends only built states)."""
+        most of a build (``docs/performance.md``). This state's groups must be numbered as a build
+        numbers them, which every state the search extends is."""
         groups = overlap_groups_with(self.group_of, self.group_masks, rule.rows)
         return RuleSetState(self.data, self.rules + [rule], self.pair_lists, _groups=groups)
-
-    def with_rule(self, rule) -> "RuleSetState":
-        """``M + rule`` from this state and the rule's rows alone, for a state without pair lists
-        (the full data of a sampled search). Only the rows of ``rule`` change group: those of
-        group ``g`` form the group of ``g``'s rules and ``rule``, whose union has ``g``'s
-        union's counts plus the rule's minus those of the rule's rows in ``g``'s union (the rule's
-        rows whose group shares a rule with ``g``, :meth:`_split_by`); the rule's rows outside
-        ``M`` form its own group; the other groups and their unions stay. Work: the rule's rows and the shared-rule
-        triples of the groups it meets, not the rows x rules of a new state. Equal to building
-        the state (up to the groups' numbering and the order of the float sums;
-        ``tests/test_sampled_search.py``); the kernel lists are not kept."""
-        if self.pair_lists:
-            raise ValueError("RuleSetState.with_rule needs a state built with pair_lists=False.")
-        data = self.data
-        C, K, G = data.n_classes, self.K, len(self.group_masks)
-        rows, y = rule.rows, data.y[rule.rows]
-        inside, present, local, in_rule, rule_counts, union_with_rule = self._split_by(rule)
-        P = len(present)
-        outside = ~inside
-        own = int(outside.any())  # the rule's rows no rule of M covers: one more group
-        group_of = self.group_of.copy()
-        group_of[rows[inside]] = G + local
-        group_of[rows[outside]] = G + P
-        counts = np.concatenate([self.group_counts, in_rule, rule_counts[None, :] - in_rule.sum(axis=0)[None, :]][:2 + own])
-        counts[present] -= in_rule
-        union = np.concatenate([self.union_counts, union_with_rule, rule_counts[None, :]][:2 + own])
-        masks = np.zeros((G + P + own, K + 1), dtype=bool)
-        masks[:G, :K] = self.group_masks
-        masks[G:G + P, :K] = self.group_masks[present]
-        masks[G:, K] = True
-        keep = counts.sum(axis=1) > 0  # a group all of whose rows the rule covers is gone
-        if not keep.all():
-            renumber = np.cumsum(keep) - 1
-            group_of = np.where(group_of >= 0, renumber[np.maximum(group_of, 0)], -1)
-            counts, union, masks = counts[keep], union[keep], masks[keep]
-        out = object.__new__(RuleSetState)
-        out.data, out.pair_lists, out.rules = data, False, self.rules + [rule]
-        out.group_of, out.group_masks, out.group_counts, out.union_counts = group_of, masks, counts, union
-        out.group_rule_ptr = out.group_rule_idx = None
-        out.union_mode = "none"
-        out.sub_ptr = out.sub_idx = out.sub_sign = None
-        out.n_sub = 0
-        out.nbr_ptr = out.nbr_idx = out.nbr_w = None
-        out.uncovered = group_of < 0
-        out.else_counts = self.else_counts - np.bincount(y[outside], minlength=C)
-        out.else_n = int(out.else_counts.sum())
-        out.nll_covered = float(nll_bits(counts, union).sum()) if len(counts) else 0.0
-        out.nll_else = float(nll_bits(out.else_counts, out.else_counts))
-        lr = data.log2_regret
-        out.regret_rules = self.regret_rules + float(lr[rule.coverage])
-        out.model_rules = self.model_rules + float(rule.model_bits)
-        out.K = K + 1
-        out.total = total_bits(out.nll_covered + out.nll_else, out.regret_rules, float(lr[out.else_n]),
-                               out.model_rules, K + 1)
-        out.model_next = model_code_bits(out.model_rules, K + 2)
-        return out
 
     @property
     def coverage(self) -> int:
