@@ -110,24 +110,19 @@ class Stages:
 def install_stages(stages: Stages) -> None:
     """Wrap the fit's steps where ``turs.learn`` (the fit, step by step) calls them (a step it
     does not call is simply not reported)."""
-    import turs.estimator as est
     import turs.learn as learn
     from turs.encoding import FeatureEncoder
     from turs.search.sampled import SampledSearch
 
-    stages.wrap(FeatureEncoder, "fit", "encode: cut points")
-    stages.wrap(FeatureEncoder, "transform", "encode: float table")
-    stages.wrap(FeatureEncoder, "bins", "encode: bins")
-    stages.wrap(FeatureEncoder, "bins_of", "encode: bins")
-    stages.wrap(learn, "print_digits_table", "encode: print digits")
-    stages.wrap(learn, "SearchData", "search data")
-    stages.wrap(learn, "LocalRows", "row store")
-    stages.wrap(SampledSearch, "full_state", "M on all rows (initial)")
-    stages.wrap(learn, "learn_rule_set", "rule search")
-    stages.wrap(learn, "score_pattern_counts", "after search: MDL score")
-    stages.wrap(learn, "packed_covers", "after search: training covers")
-    stages.wrap(learn, "fitted_counts", "after search: counts, covers, MDL score")
-    stages.wrap(est.TURSClassifier, "_build_rules", "model build")
+    steps = [(FeatureEncoder, "fit", "encode: cut points"), (FeatureEncoder, "transform", "encode: float table"),
+             (FeatureEncoder, "bins", "encode: bins"), (FeatureEncoder, "bins_of", "encode: bins"),
+             (learn, "print_digits_table", "encode: print digits"), (learn, "SearchData", "search data"),
+             (learn, "LocalRows", "row store"), (SampledSearch, "full_state", "M on all rows (initial)"),
+             (learn, "learn_rule_set", "rule search"), (learn, "score_pattern_counts", "after search: MDL score"),
+             (learn, "packed_covers", "after search: training covers"),
+             (learn, "fitted_counts", "after search: counts, covers, MDL score")]
+    for owner, name, label in steps:
+        stages.wrap(owner, name, label)
 
 
 # ----------------------------------------------------------------------------- the data
