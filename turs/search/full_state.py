@@ -64,7 +64,15 @@ class FullState:
         in_rule = counts.in_group.astype(float)
         rule_counts = counts.in_group.sum(axis=0) + counts.outside
         if len(present):
-            shared = current().group_union_counts(np.ascontiguousarray(self.group_masks[present]), in_rule)
+            # the rule's rows in M as (local group, class) pairs, one per row, rebuilt from the
+            # counts: the bit sets over rows are far cheaper than the shared-rule triples when
+            # the groups are many (noisy data); both give the same integer counts
+            P, C = counts.in_group.shape
+            per_pair = counts.in_group.ravel()
+            row_group = np.repeat(np.repeat(np.arange(P, dtype=np.int64), C), per_pair)
+            row_class = np.repeat(np.tile(np.arange(C, dtype=np.int64), P), per_pair)
+            shared = current().union_counts_cheapest(np.ascontiguousarray(self.group_masks[present]), in_rule,
+                                                     row_group, row_class)
             union_with_rule = self.union_counts[present] + rule_counts - shared
         else:
             union_with_rule = np.zeros((0, self.n_classes))
