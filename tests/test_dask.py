@@ -372,3 +372,24 @@ def test_ctrl_c_during_the_fit_leaves_nothing_on_the_workers(client, binary_fit,
     assert not client.futures
     assert not any(client.has_what().values())
 
+
+
+def test_workers_without_compiled_kernels_compile_before_the_fit_and_say_so(client):
+    """The test cluster's workers share this checkout's compile cache: nothing to compile. A
+    worker whose cache lacks the kernels (here: a readiness check that says so for one of the two)
+    compiles before any pass, alone, with one CompileWarning that names it and the way ahead."""
+    import warnings
+
+    from turs import CompileWarning
+
+    assert ts.warm_workers(client, verbose=False) == []
+    workers = sorted(client.scheduler_info()["workers"])
+    cold_one = workers[0]
+    with pytest.warns(CompileWarning, match=r"1 of 2 Dask workers .*client\.run\(turs\.warmup\)") as said:
+        compiled = ts.warm_workers(client, verbose=True, ready=lambda dask_worker: dask_worker.address != cold_one,
+                                   warm=lambda dask_worker: dask_worker.address)
+    assert compiled == [cold_one]
+    assert cold_one in str(said[0].message) and workers[1] not in str(said[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert ts.warm_workers(client, verbose=False, ready=lambda: True) == []

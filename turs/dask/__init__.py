@@ -60,7 +60,7 @@ from .._validation import _as_frame
 from ..estimator import TURSClassifier
 from ..fitted import json_label
 from .rows import DaskRows, _bin_partition, _digits_queries, _digits_table, _each, _part_below
-from .statistics import _client, _partitions, check_workers, first_pass, fit_encoder
+from .statistics import _client, _partitions, check_workers, first_pass, fit_encoder, warm_workers
 
 __all__ = ["DaskTURSClassifier", "DaskRows"]
 
@@ -164,6 +164,7 @@ def _fit(model, X, y) -> TURSClassifier:
 
     client = _client()
     check_workers(client)
+    warm_workers(client, model.verbose)
     parts_x, parts_y, names, is_frame = _partitions(X, y)
     def compute(tasks):
         return client.gather(client.compute(tasks))

@@ -71,6 +71,68 @@ def check_workers(client) -> None:
         raise RuntimeError("The dask Client has no workers; start some (e.g. cluster.scale(2)) before fitting.")
 
 
+def _worker_cache_ready() -> bool:
+    """Whether the compile cache of the process it runs in holds every kernel of this turs."""
+    from turs._compile import cache_is_ready
+
+    return cache_is_ready()
+
+
+def _worker_warmup() -> float:
+    import turs
+
+    return turs.warmup()
+
+
+#: Seconds a worker's first compile of every kernel takes on this project's 2-core machine
+#: (``turs.warmup()`` on an empty cache: 97-106 s of CPU); the bar's estimate, not a limit.
+WORKER_COMPILE_S = 120
+
+
+def warm_workers(client, verbose: bool, ready=_worker_cache_ready, warm=_worker_warmup) -> list:
+    """Workers whose compile cache lacks the kernels compile them now, once, before any pass
+    over the rows (each would otherwise compile inside its first task, and the fit would wait
+    on it without a word): one ``turs.CompileWarning`` names them and the way to do it ahead;
+    ``verbose`` shows a bar of the elapsed time against the usual compile time. Returns the
+    workers that compiled."""
+    import threading
+    import warnings
+
+    from .._compile import FIRST_COMPILE, CompileWarning
+
+    found = client.run(ready)
+    cold = sorted(w for w, ok in found.items() if not ok)
+    if not cold:
+        return []
+    warnings.warn(f"turs: {len(cold)} of {len(found)} Dask workers have no compiled turs kernels in their cache "
+                  f"({', '.join(cold)}); they compile them now, {FIRST_COMPILE} once, before the fit. To do it "
+                  "ahead: client.run(turs.warmup); workers that share a NUMBA_CACHE_DIR folder compile once "
+                  "for all.", CompileWarning, stacklevel=4)
+    done = threading.Event()
+    ticker = None
+    if verbose:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=WORKER_COMPILE_S, desc="compiling turs kernels on the workers (usual time)", unit="s")
+
+        def tick():
+            while not done.wait(1.0):
+                if bar.n < bar.total - 1:
+                    bar.update(1)
+
+        ticker = threading.Thread(target=tick, daemon=True)
+        ticker.start()
+    try:
+        client.run(warm, workers=cold)
+    finally:
+        done.set()
+        if ticker is not None:
+            ticker.join()
+            bar.close()
+    log.info("workers compiled the kernels: %s", ", ".join(cold))
+    return cold
+
+
 def _partitions(X, y):
     """``(X partitions, y partitions, named columns or None, X is a DataFrame)`` as delayed objects."""
     import dask.array as da
